@@ -1,0 +1,251 @@
+# Makefile - build, test and install tdsl (GNU make).
+#
+# ./configure writes config.mk (tools, flags, libraries, install
+# folders) and config.h; this file only describes how things are made.
+# Sources are found by wildcard, so a new .c file in a module folder,
+# a new test or a new example needs no edit here.  Generated sources
+# (lexer, grammar, ONNX protobuf code) are made in build/ and are never
+# committed.  `make help` lists the targets.
+
+.SUFFIXES:
+.DELETE_ON_ERROR:
+.DEFAULT_GOAL := all
+
+# Goals that make sense before ./configure has run.
+NOCONFIG_GOALS = clean distclean lint help
+ifeq ($(wildcard config.mk),)
+ifneq ($(filter-out $(NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(error config.mk not found: run ./configure first (./configure --help))
+endif
+else
+include config.mk
+endif
+
+# ------------------------------------------------------------------
+# Sources
+# ------------------------------------------------------------------
+
+# The library: every module folder of ARCHITECTURE.md.
+LIB_SRC = $(wildcard lang/*.c parser/*.c parser/onnx/*.c interp/*.c \
+                     codegen/*.c codegen/c/*.c codegen/acc/*.c stdlib/*.c)
+
+# Generated sources: re2c lexers and Lemon grammars from parser/, and
+# the protobuf-c code for the system onnx.proto once the ONNX importer
+# (parser/onnx/) exists.  Their headers are included as "grammar.h"
+# (found in build/parser) and "onnx/onnx.pb-c.h" (found in build).
+RE_SRC = $(wildcard parser/*.re)
+Y_SRC = $(wildcard parser/*.y)
+ONNX_GEN = $(if $(wildcard parser/onnx/*.c),build/onnx/onnx.pb-c.c)
+GEN_SRC = $(RE_SRC:parser/%.re=build/parser/%.c) \
+          $(Y_SRC:parser/%.y=build/parser/%.c) $(ONNX_GEN)
+GEN_H = $(Y_SRC:parser/%.y=build/parser/%.h) $(ONNX_GEN:.c=.h)
+
+CLI_SRC = $(wildcard cli/*.c)
+UNIT_SRC = $(wildcard tests/unit/*.c)
+
+LIB_OBJ = $(LIB_SRC:%.c=build/obj/%.o)
+GEN_OBJ = $(GEN_SRC:.c=.o)
+CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
+UNIT_OBJ = $(UNIT_SRC:%.c=build/obj/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+
+LIB = build/libtdsl.a
+
+# Public headers: everything in a module folder but <module>_int.h.
+PUBLIC_H = $(filter-out %_int.h,$(wildcard lang/*.h parser/*.h \
+                                  interp/*.h codegen/*.h stdlib/*.h))
+STDLIB_TDSL = $(shell find stdlib -name '*.tdsl' 2>/dev/null)
+
+# ------------------------------------------------------------------
+# Flags
+# ------------------------------------------------------------------
+
+ALL_CPPFLAGS = -I. -Ibuild -Ibuild/parser $(CPPFLAGS)
+DEPFLAGS = -MMD -MP
+# --as-needed: libffi, protobuf-c and readline are linked from the
+# start, but only end up as dependencies once something uses them.
+LINK_LIBS = -Wl,--as-needed $(LIBS)
+
+# Code made from Lemon's template has unused parameters and variables
+# in every parser; the rest of -Wall -Wextra -Werror still applies.
+GEN_CFLAGS = -Wno-unused-parameter -Wno-unused-variable \
+             -Wno-unused-but-set-variable
+
+RE2CFLAGS = -W --no-generation-date --no-version -I parser
+
+# ------------------------------------------------------------------
+# Building
+# ------------------------------------------------------------------
+
+all: $(LIB) tdsl
+
+# Every compile waits for the generated headers (the lexer needs the
+# token codes in grammar.h); after the first build -MMD tracks the
+# real dependencies.  config.mk and config.h changing rebuilds all.
+$(LIB_OBJ) $(CLI_OBJ) $(UNIT_OBJ): build/obj/%.o: %.c config.mk config.h \
+                                   | $(GEN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ALL_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(GEN_OBJ): build/%.o: build/%.c config.mk config.h | $(GEN_H)
+	$(CC) $(CFLAGS) $(GEN_CFLAGS) $(ALL_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
+
+build/parser/%.c: parser/%.re
+	@mkdir -p $(@D)
+	$(RE2C) $(RE2CFLAGS) --depfile $@.d -o $@ $<
+
+# Lemon writes NAME.c, NAME.h and the NAME.out report (states and
+# conflicts, handy when debugging the grammar) into build/parser; it
+# fails on conflicts.  It leaves NAME.h alone when the token codes are
+# unchanged, which spares recompiling its users; so NAME.h is made "by"
+# NAME.c, with no recipe of its own that would rerun lemon each time.
+build/parser/%.c: parser/%.y $(LEMPAR)
+	@mkdir -p $(@D)
+	$(LEMON) -T$(LEMPAR) -dbuild/parser $<
+
+build/parser/%.h: build/parser/%.c ;
+
+build/onnx/onnx.pb-c.c build/onnx/onnx.pb-c.h &: $(ONNX_PROTO)
+	@mkdir -p $(@D)
+	$(PROTOC_C) --proto_path=$(dir $(ONNX_PROTO)) --c_out=build/onnx \
+	    $(notdir $(ONNX_PROTO))
+
+$(LIB): $(LIB_OBJ) $(GEN_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+tdsl: $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LINK_LIBS)
+
+# Unit tests: each tests/unit/NAME.c is a program of its own.
+$(UNIT_BIN): build/tests/%: build/obj/tests/unit/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
+
+# Remade every time: `make install prefix=...` may change the folders.
+build/tdsl.pc: FORCE
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(prefix)' 'libdir=$(libdir)' \
+	    'includedir=$(includedir)' '' 'Name: tdsl' \
+	    'Description: tensor DSL and compiler' 'Version: $(VERSION)' \
+	    'Cflags: -I$${includedir}/tdsl' 'Libs: -L$${libdir} -ltdsl' \
+	    'Libs.private: $(LIBS)' >$@
+
+# ------------------------------------------------------------------
+# Testing
+# ------------------------------------------------------------------
+
+# `make check T=error/` runs only the tests whose name contains T.
+check: all $(UNIT_BIN)
+	sh tests/run.sh $(T)
+
+# The fuzz target builds the whole library again with clang, libFuzzer
+# coverage and ASan+UBSan, then fuzzes the front end (lexer, parser,
+# checker, printer) for FUZZ_SECONDS.  Seeds: tests/fuzz/corpus and
+# examples/; tests/fuzz/tdsl.dict lists the tokens.
+# New inputs go to build/fuzz/corpus; a crash, leak or hang stops the
+# run, fails make and leaves the input in build/fuzz/.
+FUZZ_SECONDS = 60
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
+           -fno-omit-frame-pointer
+FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzzobj/%.o) \
+               $(GEN_SRC:build/%.c=build/fuzzobj/gen/%.o)
+FUZZ_LIB = build/fuzzobj/libtdsl.a
+FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+             -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+             -artifact_prefix=build/fuzz/ \
+             $(if $(wildcard tests/fuzz/tdsl.dict),-dict=tests/fuzz/tdsl.dict)
+
+$(LIB_SRC:%.c=build/fuzzobj/%.o) build/fuzzobj/tests/fuzz/fuzz_front.o: \
+build/fuzzobj/%.o: %.c config.mk config.h | $(GEN_H) fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	    $(ALL_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
+
+build/fuzzobj/gen/%.o: build/%.c config.mk config.h | $(GEN_H) fuzz-cc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(GEN_CFLAGS) $(FUZZ_SAN) \
+	    -fsanitize=fuzzer-no-link $(ALL_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+build/fuzz_front: build/fuzzobj/tests/fuzz/fuzz_front.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) \
+	    $(LINK_LIBS)
+
+fuzz-cc:
+	@test -n "$(FUZZ_CC)" || { \
+	    echo "make fuzz needs clang with libFuzzer:" >&2; \
+	    echo "  apt-get install clang libclang-rt-14-dev" >&2; \
+	    echo "then rerun ./configure" >&2; exit 1; }
+
+fuzz: build/fuzz_front
+	rm -rf build/fuzz/seed
+	mkdir -p build/fuzz/corpus build/fuzz/seed
+	for f in $(wildcard examples/*.tdsl tests/fuzz/corpus/*); do \
+	    cp "$$f" build/fuzz/seed/ || exit 1; done
+	build/fuzz_front $(FUZZ_FLAGS) build/fuzz/corpus build/fuzz/seed
+
+# Style rule 31: no line over 80 columns (tabs expanded, UTF-8
+# characters counted once) in C, re2c and Lemon sources.
+LINT_DIRS = lang parser interp codegen cli stdlib tests
+lint:
+	@fail=0; \
+	for f in $$(find $(LINT_DIRS) -type f \( -name '*.[ch]' \
+	        -o -name '*.re' -o -name '*.y' \) 2>/dev/null | sort); do \
+	    expand "$$f" | LC_ALL=C sed 's/[\x80-\xbf]//g' | \
+	    awk -v f="$$f" 'length > 80 { \
+	        printf "%s:%d: %d columns\n", f, NR, length; bad = 1 } \
+	        END { exit bad }' || fail=1; \
+	done; \
+	if [ $$fail = 0 ]; then echo "lint: ok"; else exit 1; fi
+
+# ------------------------------------------------------------------
+# Installing
+# ------------------------------------------------------------------
+
+# Headers keep their folder (tdsl/lang/lang.h) so that the
+# "lang/lang.h" includes between them still resolve.
+install: all build/tdsl.pc
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig
+	install -m 755 tdsl $(DESTDIR)$(bindir)/tdsl
+	install -m 644 $(LIB) $(DESTDIR)$(libdir)/libtdsl.a
+	install -m 644 build/tdsl.pc $(DESTDIR)$(libdir)/pkgconfig/tdsl.pc
+	for h in $(PUBLIC_H); do \
+	    install -D -m 644 "$$h" "$(DESTDIR)$(includedir)/tdsl/$$h" \
+	    || exit 1; done
+	for f in $(STDLIB_TDSL); do \
+	    install -D -m 644 "$$f" \
+	        "$(DESTDIR)$(datadir)/tdsl/$${f#stdlib/}" || exit 1; done
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/tdsl $(DESTDIR)$(libdir)/libtdsl.a \
+	    $(DESTDIR)$(libdir)/pkgconfig/tdsl.pc
+	rm -rf $(DESTDIR)$(includedir)/tdsl $(DESTDIR)$(datadir)/tdsl
+
+clean:
+	rm -rf build tdsl tests/out
+
+distclean: clean
+	rm -f config.mk config.h
+
+help:
+	@echo 'make            build tdsl and build/libtdsl.a'
+	@echo 'make check      build and run all tests (T=PATTERN: some)'
+	@echo 'make install    install under $$(DESTDIR)$$(prefix)'
+	@echo 'make uninstall  remove what make install put there'
+	@echo 'make fuzz       fuzz the front end (FUZZ_SECONDS=60)'
+	@echo 'make lint       check the 80-column limit'
+	@echo 'make clean      remove build outputs'
+	@echo 'make distclean  also remove config.mk and config.h'
+
+FORCE:
+
+.PHONY: all check fuzz fuzz-cc lint install uninstall clean distclean help \
+        FORCE
+
+# Header dependencies written by -MMD, and re2c's --depfile.
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,55 @@
+/*
+ * cli.h - what the files of the `tdsl` program share: exit codes, the
+ * commands, and the helpers that set up a session and parse or check a
+ * file under the session's fatal-error boundary.
+ *
+ * The program uses only the public API (lang/lang.h, parser/parser.h);
+ * it is a thin layer of argument parsing and output.
+ */
+#ifndef TDSL_CLI_H
+#define TDSL_CLI_H
+
+#include "lang/lang.h"
+#include "parser/parser.h"
+
+/* Exit codes, as ARCHITECTURE.md fixes them. */
+enum {
+    EXIT_OK = 0,        /* success */
+    EXIT_DIAG = 1,      /* a problem in the user's program or input */
+    EXIT_USAGE = 2,     /* bad command line */
+    EXIT_INTERNAL = 3   /* a bug in tdsl */
+};
+
+/* The commands: argv[0] is the command name, options and files
+ * follow.  Each returns an exit code. */
+int cmd_check(int argc, char **argv);
+int cmd_fmt(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Prints "tdsl: MESSAGE" and "try 'tdsl --help'" on stderr and returns
+ * EXIT_USAGE, so a command can `return cli_usage(...)`. */
+int cli_usage(const char *fmt, ...) TL_PRINTF(1, 2);
+
+/* A new session set up for the command line: diagnostics on stderr,
+ * colour only on a terminal (and not under NO_COLOR), imports of std
+ * modules from the source tree's stdlib/ when this is the uninstalled
+ * ./tdsl, else from the installed copy.  Free with tl_session_free. */
+TlSession *cli_session(void);
+
+/* Parses PATH ("-" is standard input) in session S.  Returns NULL when
+ * the file cannot be read or a fatal diagnostic stopped the parse
+ * (both already reported).  Syntax errors leave s->nerrors > 0. */
+TlProgram *cli_parse(TlSession *s, const char *path);
+
+/* Checks PROG (tl_check) under the fatal boundary.  Returns the number
+ * of errors of the session. */
+int cli_check(TlSession *s, TlProgram *prog);
+
+/* Writes a printer's buffer to stdout and flushes it.  Returns EXIT_OK,
+ * or EXIT_DIAG after a message when stdout fails (a full disk). */
+int cli_put(const TlBuf *b);
+
+/* Is ARG an option ("-x", "--xyz"), not a file ("-" is a file)? */
+int cli_is_option(const char *arg);
+
+#endif

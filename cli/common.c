@@ -1,0 +1,105 @@
+/*
+ * common.c - helpers shared by the tdsl commands: usage errors, a
+ * session set up for the command line, and parsing and checking under
+ * the session's fatal-error boundary (STYLE rule 13: one setjmp where
+ * the session is used, so diag_fatal has somewhere to land).
+ */
+#include "cli/cli.h"
+#include "config.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("tdsl: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\ntry 'tdsl --help'\n", stderr);
+    return EXIT_USAGE;
+}
+
+int cli_is_option(const char *arg)
+{
+    return arg[0] == '-' && arg[1] != '\0';
+}
+
+int cli_put(const TlBuf *b)
+{
+    if ((b->len > 0 && fwrite(b->s, 1, b->len, stdout) != b->len) ||
+        fflush(stdout) != 0) {
+        fprintf(stderr, "tdsl: cannot write the output\n");
+        return EXIT_DIAG;
+    }
+    return EXIT_OK;
+}
+
+/* The folder of std modules.  The ./tdsl built in the source tree uses
+ * the tree's stdlib/, so a developer never picks up an older installed
+ * copy by accident; any other binary uses the installed one. */
+static const char *std_path(void)
+{
+    static char exe[PATH_MAX];
+
+    if (realpath("/proc/self/exe", exe) &&
+        strcmp(exe, TDSL_SRCDIR "/tdsl") == 0)
+        return TDSL_SRCDIR "/stdlib";
+    return TDSL_STDLIB_DIR;
+}
+
+/* Colour only for a person at a terminal; NO_COLOR (no-color.org)
+ * and TERM=dumb turn it off. */
+static int want_color(void)
+{
+    const char *no = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+
+    if (no && *no)
+        return 0;
+    if (!term || strcmp(term, "dumb") == 0)
+        return 0;
+    return isatty(STDERR_FILENO);
+}
+
+TlSession *cli_session(void)
+{
+    TlSession *s = tl_session_new();
+
+    s->diag_out = stderr;
+    s->color = want_color();
+    prs_install_loader(s, std_path());
+    return s;
+}
+
+TlProgram *cli_parse(TlSession *s, const char *path)
+{
+    jmp_buf boundary;
+    jmp_buf *outer = s->fatal;
+    TlProgram *volatile prog = NULL;
+
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0)
+        prog = tl_parse_file(s, path);
+    s->fatal = outer;
+    return prog;
+}
+
+int cli_check(TlSession *s, TlProgram *prog)
+{
+    jmp_buf boundary;
+    jmp_buf *outer = s->fatal;
+
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0)
+        tl_check(s, prog);
+    s->fatal = outer;
+    return s->nerrors;
+}

@@ -1,0 +1,170 @@
+/*
+ * main.c - the `tdsl` program: dispatch to a command, --help and
+ * --version.  The commands live in cli/cmd_*.c.
+ *
+ * Exit codes: 0 success, 1 a problem in the user's program, 2 bad
+ * usage, 3 internal error.  A crash is an internal error too: a signal
+ * handler turns it into exit 3 with a request to report it.
+ */
+#include "cli/cli.h"
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* `issue` names the issue that brings a command still to come. */
+static const struct Command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    int issue;
+} commands[] = {
+    {"check", cmd_check, 0},
+    {"fmt", cmd_fmt, 0},
+    {"dump", cmd_dump, 0},
+    {"run", NULL, 3},
+    {"repl", NULL, 3},
+    {"lower", NULL, 4},
+    {"compile", NULL, 4},
+    {"bench", NULL, 4},
+    {"import", NULL, 5},
+    {"sim", NULL, 6},
+};
+
+static const char usage_text[] =
+    "usage: tdsl COMMAND [ARG]...\n"
+    "\n"
+    "commands:\n"
+    "  check FILE...              parse and check; print every problem\n"
+    "  fmt FILE                   print the canonical form ('-': stdin)\n"
+    "  fmt --check FILE...        exit 1 if a file is not canonical\n"
+    "  fmt -w FILE...             rewrite files in canonical form\n"
+    "  dump --ast FILE            print the syntax tree\n"
+    "\n"
+    "coming:\n"
+    "  tdsl FILE.tdsl             run a script             (issue 3)\n"
+    "  tdsl, tdsl repl            the interactive REPL     (issue 3)\n"
+    "  run FILE --kernel K ...    run one kernel on files  (issue 3)\n"
+    "  lower, compile, bench      schedules, C backend     (issue 4)\n"
+    "  import MODEL.onnx          ONNX model to tdsl       (issue 5)\n"
+    "  sim PROGRAM                accelerator simulator    (issue 6)\n"
+    "\n"
+    "options:\n"
+    "  -h, --help                 show this help\n"
+    "  --version                  print the version\n"
+    "\n"
+    "exit status: 0 ok, 1 problems in the program, 2 bad usage,\n"
+    "3 internal error (a bug in tdsl: please report it)\n";
+
+static int not_yet(const char *what, int issue)
+{
+    fprintf(stderr, "tdsl: '%s' is not implemented yet (see issue %d)\n",
+            what, issue);
+    return EXIT_USAGE;
+}
+
+/* --------------------------------------------------------------------
+ * Crashes.  Only async-signal-safe calls in the handler: write, _exit.
+ * -------------------------------------------------------------------- */
+
+static void on_crash(int sig)
+{
+    static const char msg[] =
+        "tdsl: internal error: crashed (signal ";
+    static const char tail[] =
+        ")\nthis is a bug in tdsl; please report it with the input that "
+        "triggered it\n";
+    char num[4];
+    int n = 0;
+
+    /* tl_internal_error has already explained an abort. */
+    if (sig != SIGABRT) {
+        if (sig >= 100)
+            num[n++] = (char)('0' + sig / 100);
+        if (sig >= 10)
+            num[n++] = (char)('0' + sig / 10 % 10);
+        num[n++] = (char)('0' + sig % 10);
+        (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)!write(STDERR_FILENO, num, (size_t)n);
+        (void)!write(STDERR_FILENO, tail, sizeof tail - 1);
+    }
+    _exit(EXIT_INTERNAL);
+}
+
+/* AddressSanitizer reports a crash better than we can; leave the
+ * faults to it in sanitizer builds. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TDSL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TDSL_ASAN 1
+#endif
+#endif
+
+static void catch_crashes(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGABRT, &sa, NULL);
+#ifndef TDSL_ASAN
+    /* A stack overflow can only be reported from a separate stack. */
+    static char altstack[64 * 1024];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    if (sigaltstack(&ss, NULL) == 0)
+        sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sigaction(SIGILL, &sa, NULL);
+#endif
+}
+
+/* -------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    const char *cmd;
+
+    catch_crashes();
+    if (argc < 2)
+        return not_yet("repl", 3);
+    cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+        strcmp(cmd, "help") == 0) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("tdsl %s\n", TDSL_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        const struct Command *c = &commands[i];
+        if (strcmp(cmd, c->name) != 0)
+            continue;
+        if (!c->run)
+            return not_yet(c->name, c->issue);
+        /* `tdsl fmt --help` shows the help, as people try that first. */
+        for (int j = 2; j < argc && strcmp(argv[j], "--") != 0; j++)
+            if (strcmp(argv[j], "-h") == 0 ||
+                strcmp(argv[j], "--help") == 0) {
+                fputs(usage_text, stdout);
+                return EXIT_OK;
+            }
+        return c->run(argc - 1, argv + 1);
+    }
+    if (cli_is_option(cmd))
+        return cli_usage("unknown option '%s'", cmd);
+    /* `tdsl FILE.tdsl` runs a script; anything else with a path look
+     * is taken for one too, so a typo'd file name is not reported as
+     * an unknown command. */
+    size_t n = strlen(cmd);
+    if ((n > 5 && strcmp(cmd + n - 5, ".tdsl") == 0) || strchr(cmd, '/'))
+        return not_yet("tdsl FILE.tdsl", 3);
+    return cli_usage("unknown command '%s'", cmd);
+}

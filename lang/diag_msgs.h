@@ -1,0 +1,164 @@
+/*
+ * diag_msgs.h - every diagnostic tdsl reports, as one X-macro table.
+ *
+ * X(ID, SEVERITY, "format")
+ *   ID        stable name; tests and lang/SPEC.md refer to it
+ *   SEVERITY  ERROR or WARNING (the default severity)
+ *   format    printf format of the message: lower-case start, no
+ *             trailing period, user names in single quotes
+ *
+ * Every id here has at least one test in tests/error/ (or tests/diag/).
+ * Keep each section's entries together; add new ones at the end of
+ * their section.
+ */
+
+/* ---- lexer ---------------------------------------------------------- */
+X(UNEXPECTED_CHAR, ERROR, "unexpected character '%s'")
+X(INVALID_UTF8, ERROR, "invalid UTF-8 byte 0x%02x")
+X(NON_ASCII_IDENT, ERROR, "identifiers must be ASCII; found '%s'")
+X(NUL_BYTE, ERROR, "NUL byte in source")
+X(UNTERMINATED_STRING, ERROR, "unterminated string literal")
+X(BAD_ESCAPE, ERROR, "unknown escape sequence '\\%s' in string")
+X(INT_TOO_LARGE, ERROR, "integer literal '%s' is too large (the limit is 9223372036854775807)")
+X(FLOAT_OUT_OF_RANGE, ERROR, "float literal '%s' is out of range")
+X(BAD_NUMBER, ERROR, "malformed number '%s'")
+/* end of lexer section */
+
+/* ---- parser --------------------------------------------------------- */
+X(SYNTAX, ERROR, "unexpected %s; expected %s")
+X(SYNTAX_EOF, ERROR, "unexpected end of input; expected %s")
+X(TOO_DEEP, ERROR, "expression nested too deeply (more than %d levels)")
+X(TOO_MANY_ERRORS, ERROR, "too many errors; stopping")
+X(INPUT_TOO_LARGE, ERROR, "source file is too large (%zu bytes; the limit is %zu)")
+X(RANGE_OUTSIDE_REDUCTION, ERROR, "a range '%s in ...' is only allowed in a reduction header")
+X(BAD_CALLEE, ERROR, "only a function, kernel or extern can be called by name")
+X(NO_RVARS, ERROR, "'%s' needs at least one reduction variable")
+X(BAD_RVAR, ERROR, "a reduction variable must be a name, like 'k' or 'k in 0..K'")
+X(BAD_BROADCAST, ERROR, "expected 'B@[...]' after ';' in a layout; found '%s'")
+X(MODULE_NOT_FOUND, ERROR, "module '%s' not found (looked for '%s')")
+X(IMPORT_UNREADABLE, ERROR, "cannot read module '%s' ('%s': %s)")
+X(POSITIONAL_AFTER_NAMED, ERROR, "positional argument after a named argument")
+X(IMPORT_CYCLE, ERROR, "import cycle: '%s' leads back to this file")
+/* end of parser section */
+
+/* ---- checker: names ------------------------------------------------- */
+X(UNKNOWN_NAME, ERROR, "unknown name '%s'")
+X(UNKNOWN_FUNCTION, ERROR, "unknown function '%s'")
+X(AMBIGUOUS_NAME, ERROR, "'%s' is ambiguous: both '%s' and '%s' define it")
+X(DUPLICATE_ITEM, ERROR, "'%s' is already defined")
+X(DUPLICATE_PARAM, ERROR, "'%s' is declared twice in '%s'")
+X(DUPLICATE_DEF, ERROR, "'%s' is defined twice")
+X(DEFINES_PARAM, ERROR, "'%s' is a %s of '%s' and cannot be defined in its body")
+X(DUPLICATE_INDEX_VAR, ERROR, "index variable '%s' appears twice on the left side of '%s'")
+X(INDEX_VAR_SHADOWS, ERROR, "index variable '%s' hides the %s of the same name")
+X(DUPLICATE_RVAR, ERROR, "reduction variable '%s' appears twice in one reduction")
+X(RVAR_SHADOWS, ERROR, "reduction variable '%s' hides the %s of the same name")
+X(OUTPUT_NOT_DEFINED, ERROR, "output '%s' of kernel '%s' is never defined")
+X(UNUSED_STAGE, WARNING, "%s '%s' is never used")
+X(CYCLE, ERROR, "'%s' depends on itself: %s")
+X(CALL_IN_EXPR, ERROR, "kernel '%s' cannot be called inside an expression")
+X(FUNCTION_AS_VALUE, ERROR, "'%s' is a %s, not a value")
+X(NOT_CALLABLE, ERROR, "'%s' is a %s and cannot be called")
+X(NOT_INDEXABLE, ERROR, "'%s' is a %s and cannot be indexed")
+X(TENSOR_NOT_INDEXED, ERROR, "'%s' is a tensor of rank %d and must be read with indices")
+X(INDEX_COUNT, ERROR, "'%s' has rank %d but %d %s given")
+X(UNKNOWN_MEMBER, ERROR, "tensors have no member '%s' (used on '%s'); the members are 'zero_pad' and 'clamp_edge'")
+X(MEMBER_NOT_TENSOR, ERROR, "'%s' needs a tensor, but '%s' is a %s")
+X(MEMBER_NOT_VALUE, ERROR, "'%s' cannot be used as a value")
+X(ARITY, ERROR, "'%s' takes %s but %d %s given")
+X(NAMED_ARG_NOT_ALLOWED, ERROR, "'%s' takes no named arguments")
+X(TOP_LEVEL_ONLY, ERROR, "'%s' can only be used in top-level statements")
+X(NOT_IN_KERNEL, ERROR, "%s cannot be used inside a kernel")
+X(NOT_AT_TOP_LEVEL, ERROR, "%s can only be used inside a kernel")
+X(NOT_SCALAR_CONTEXT, ERROR, "%s '%s' cannot be used in %s")
+X(BIND_NOT_CALL, ERROR, "the right side of '%s = ...' must be a kernel call")
+X(BIND_COUNT, ERROR, "'%s' returns %d output%s but the binding names %d")
+X(RECURSIVE_CALL, ERROR, "kernel '%s' is used in its own definition")
+X(DUPLICATE_ARG, ERROR, "argument '%s' of '%s' is given twice")
+X(TOO_MANY_ARGS, ERROR, "too many arguments for '%s': it takes %d but %d were given")
+X(UNKNOWN_NAMED_ARG, ERROR, "'%s' has no parameter named '%s'")
+X(MISSING_ARG, ERROR, "missing argument '%s' in a call to '%s'")
+X(ARG_NOT_TENSOR, ERROR, "argument '%s' of '%s' must be a tensor, not %s")
+X(MULTI_OUTPUT_VALUE, ERROR, "'%s' returns %d outputs, which cannot be used as one value")
+X(USE_BEFORE_DEF, ERROR, "'%s' is used before its definition")
+X(CONST_BEFORE_DEF, ERROR, "kernel '%s' reads '%s', which is not defined yet here")
+X(LET_CYCLE, ERROR, "'%s' is used in its own definition")
+X(LET_TYPE_UNKNOWN, ERROR, "kernels cannot read '%s': its type and shape are not known before the program runs")
+X(LET_COUNT, ERROR, "one value cannot be bound to %d names")
+X(NO_VALUE, ERROR, "this expression gives no value")
+X(EXTERN_TENSOR_PARAM, ERROR, "extern '%s' has tensor parameters and can only be called at the top level")
+X(ON_NOT_CALL, ERROR, "'on' needs a kernel call on its left")
+X(UNKNOWN_TARGET, ERROR, "unknown target '%s'")
+X(HELPER_RANK0, ERROR, "'%s' has rank 0, so '%s' has no axes to pad")
+/* end of checker names section */
+
+/* ---- checker: types ------------------------------------------------- */
+X(BOOL_OPERAND, ERROR, "'%s' cannot be applied to bool values")
+X(LOGIC_NOT_BOOL, ERROR, "operand of '%s' has type '%s'; it must be bool")
+X(COND_NOT_BOOL, ERROR, "the condition of 'select' has type '%s'; it must be bool")
+X(INDEX_NOT_INT, ERROR, "index %d of '%s' is %s; indices must be integers")
+X(RANGE_NOT_INT, ERROR, "the range of '%s' has type '%s'; it must be an integer")
+X(LITERAL_RANGE, ERROR, "literal %s does not fit in '%s'")
+X(ARG_DTYPE, ERROR, "argument %d of '%s' is %s but the parameter is '%s'")
+X(KERNEL_ARG_DTYPE, ERROR, "argument '%s' of '%s' has type '%s' but the parameter is '%s'")
+X(SCALAR_ARG_NOT_SCALAR, ERROR, "argument '%s' of '%s' must be a scalar, not %s")
+X(KERNEL_ARG_RANK, ERROR, "argument '%s' of '%s' has rank %d but the parameter has rank %d")
+X(OUTPUT_DTYPE, ERROR, "output '%s' is declared '%s' but its value has type '%s'")
+X(DEFAULT_DTYPE, ERROR, "the default of '%s' has type '%s' but the parameter is '%s'")
+X(BIND_DTYPE, ERROR, "output '%s' is declared '%s' but '%s' returns '%s'")
+X(ASSERT_NOT_BOOL, ERROR, "'assert' needs a bool, but this is %s")
+X(BUILTIN_ARG, ERROR, "argument %d of '%s' must be %s")
+X(TOP_TENSOR_ARITH, ERROR, "'%s' on whole tensors is not supported in top-level statements")
+X(NEG_UNSIGNED, ERROR, "unary '-' cannot be applied to '%s' values")
+X(ARG_REDUCE_VARS, ERROR, "'%s' takes exactly one reduction variable, not %d")
+/* end of checker types section */
+
+/* ---- checker: shapes and bounds ------------------------------------- */
+X(SHAPE_EXPR, ERROR, "shape entries must be integer expressions of sizes, scalar parameters and literals")
+X(SHAPE_NAME_KIND, ERROR, "'%s' cannot be used in a shape: it is %s")
+X(UNKNOWN_SIZE, ERROR, "'%s' in an output shape is not a size of an input or a scalar parameter")
+X(SIZE_NOT_BOUND, ERROR, "size variable '%s' is never bound")
+X(NEGATIVE_SIZE, ERROR, "size %lld is negative")
+X(SIZE_MISMATCH, ERROR, "size '%s' is %s from '%s' (axis %d) but %s from '%s' (axis %d)")
+X(SHAPE_MISMATCH, ERROR, "axis %d of '%s' (a parameter of '%s') has size %s but must be %s")
+X(OUTPUT_RANK, ERROR, "'%s' has rank %d but its definition has rank %d")
+X(BIND_RANK, ERROR, "'%s' has rank %d but '%s' returns rank %d")
+X(BIND_SHAPE, ERROR, "output '%s' is declared with axis %d of size %s but '%s' returns %s")
+X(RVAR_NO_RANGE, ERROR, "cannot infer the range of reduction variable '%s': it indexes no tensor axis on its own")
+X(RVAR_AMBIGUOUS, ERROR, "ambiguous range for reduction variable '%s': %s from '%s' axis %d vs %s from '%s' axis %d; write %s(%s in 0..%s)")
+X(RANGE_NOT_SIZE, ERROR, "the range of '%s' must be an integer expression of sizes, scalar parameters and literals")
+X(OOB_HIGH, ERROR, "read of '%s' at %s goes out of bounds: %s reaches %s but axis %d of '%s' has extent %s")
+X(OOB_LOW, ERROR, "read of '%s' at %s goes out of bounds: %s reaches %s but axis %d of '%s' starts at %s")
+X(DOMAIN_UNKNOWN, ERROR, "cannot infer the domain of axis %d of '%s'")
+X(TOP_INDEX_OOB, ERROR, "index %lld is out of bounds for axis %d of '%s' with size %lld")
+X(SLICE_STEP, ERROR, "the step of a slice must be positive, not %lld")
+X(WHOLE_FORM, ERROR, "'%s' is bound to a whole-tensor expression, which cannot index or reduce")
+X(WHOLE_SCALAR, ERROR, "the right side of '%s = ...' has no tensor operand")
+X(WHOLE_SHAPE, ERROR, "the operands of '%s' differ in axis %d: '%s' has %s but '%s' has %s")
+X(WHOLE_RANK, ERROR, "the operands of '%s' differ in rank: '%s' has rank %d but the others have rank %d")
+/* end of checker shapes section */
+
+/* ---- checker: schedules --------------------------------------------- */
+X(SCHED_UNKNOWN_KERNEL, ERROR, "schedule for unknown kernel '%s'")
+X(SCHED_DUPLICATE, ERROR, "kernel '%s' already has a schedule for '%s'")
+X(SCHED_UNKNOWN_STAGE, ERROR, "'%s' is not a stage of '%s'")
+X(SCHED_INPUT, ERROR, "'%s' is an input of '%s'; directives apply to stages")
+X(SCHED_NOT_CALL, ERROR, "'%s' is not a kernel call, so it has no stage '%s'")
+X(SCHED_UNKNOWN_DIRECTIVE, ERROR, "unknown schedule directive '%s'")
+X(SCHED_ARITY, ERROR, "'%s' takes %s but %d %s given")
+X(SCHED_ARG_KIND, ERROR, "argument %d of '%s' must be %s")
+X(SCHED_UNKNOWN_VAR, ERROR, "'%s' is not a loop variable of '%s'")
+X(SCHED_VAR_EXISTS, ERROR, "'%s' is already a loop variable of '%s'")
+X(SCHED_NOT_RVAR, ERROR, "'%s' is not a reduction variable of '%s' (as '%s' needs)")
+X(SCHED_NOT_INDEX_VAR, ERROR, "'%s' is not an index variable of '%s' (as '%s' needs)")
+X(SCHED_SPLIT_TWICE, ERROR, "loop variable '%s' of '%s' is split twice")
+X(SCHED_VAR_GONE, ERROR, "loop variable '%s' of '%s' no longer exists after '%s'")
+X(SCHED_AT_SELF, ERROR, "'%s' cannot place '%s' at itself")
+X(SCHED_LAYOUT_TENSOR, ERROR, "'%s' is not a tensor of '%s'")
+/* end of checker schedules section */
+
+/* ---- interpreter: run-time errors ----------------------------------- */
+/* end of runtime section */
+
+/* ---- scripts and the command line ------------------------------------ */
+/* end of script section */

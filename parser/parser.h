@@ -1,0 +1,48 @@
+/*
+ * parser.h - text to AST.  The re2c lexer (lexer.re) produces tokens;
+ * the driver (parse.c) decides which newlines matter and pushes tokens
+ * into the Lemon parser (grammar.y), whose actions call the ast_
+ * constructors of lang/.  Syntax errors are reported through the
+ * session's diagnostics, with recovery at statement and item
+ * boundaries.
+ */
+#ifndef TL_PARSER_H
+#define TL_PARSER_H
+
+#include "lang/lang.h"
+
+/* Parses source `file` (an id from tl_add_source/tl_add_file) into a
+ * program.  Never returns NULL: on syntax errors the program holds the
+ * items that parsed, and prog->nerrors counts the errors reported
+ * (lexical, syntax, and a fatal TOO_DEEP or the error cap, which end
+ * the parse early).  Comments are collected in prog->comments for the
+ * printer.  For each item and statement, end_line is the line of its
+ * last token, and blank_before is set when a blank line (only spaces)
+ * lies between it and the previous item or statement of the same list
+ * (or the `{` of its body, or the start of the file), whether or not
+ * comment lines lie in between too.
+ *
+ * prs_parse sets its own fatal-error boundary (s->fatal, restored on
+ * return), so diag_fatal while parsing comes back here; everything it
+ * allocates outside the arena is freed on both paths.  Sources over
+ * 16 MiB are refused with INPUT_TOO_LARGE. */
+TlProgram *prs_parse(TlSession *s, int file);
+
+/* Convenience: reads the file, parses it.  NULL if unreadable. */
+TlProgram *tl_parse_file(TlSession *s, const char *path);
+TlProgram *tl_parse_string(TlSession *s, const char *name,
+                           const char *text, size_t len);
+
+/* Installs the parser as the session's import hook (s->load_module),
+ * searching std modules under std_path (which must outlive the
+ * session).  The hook resolves `std.a.b` to <std_path>/a/b.tdsl, any
+ * other dotted name and any quoted path relative to the importing
+ * file's folder, parses each module once per session (s->modules), and
+ * loads what a new module imports in turn.  It returns NULL after
+ * reporting MODULE_NOT_FOUND, IMPORT_UNREADABLE or IMPORT_CYCLE (an
+ * import that leads back to the importing file) at `loc`, and also,
+ * silently, for a module whose own syntax errors were reported when
+ * it was loaded. */
+void prs_install_loader(TlSession *s, const char *std_path);
+
+#endif

@@ -1,0 +1,999 @@
+/*
+ * test_tensorio.c - .npy and .safetensors reading and writing
+ * (interp/npy.c, interp/safetensors.c): round trips of every dtype,
+ * the exact bytes written, hand-made files in every supported variant,
+ * one hand-made broken file per error with its exact message, and
+ * every truncation and many one-byte corruptions of valid files (which
+ * must give an error or a tensor, never a crash - run under ASan).
+ *
+ * With arguments it is the helper of tests/cli/tensorio_numpy.sh:
+ *   test_tensorio write DIR      writes sample files for numpy to check
+ *   test_tensorio dump FILE      prints a file's tensors as text
+ */
+#include "interp/interp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int failures;
+
+#define CHECK(c)                                                         \
+    do {                                                                 \
+        if (!(c)) {                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
+                    __LINE__, #c);                                       \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+#define CHECK_STR(got, want)                                             \
+    do {                                                                 \
+        const char *g_ = (got), *w_ = (want);                            \
+        if (strcmp(g_, w_)) {                                            \
+            fprintf(stderr, "%s:%d: got  '%s'\n%*swant '%s'\n",          \
+                    __FILE__, __LINE__, g_, (int)strlen(__FILE__) + 6,   \
+                    "", w_);                                             \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+static const TlDType all_dtypes[] = {
+    DT_BOOL, DT_U8, DT_I8, DT_I16, DT_I32, DT_I64,
+    DT_F16, DT_BF16, DT_F32, DT_F64,
+};
+enum { NDTYPES = sizeof all_dtypes / sizeof *all_dtypes };
+
+/* The sample value of element i: exact in every dtype, so numpy can
+ * compute the same numbers (tests/cli/tensorio_numpy.sh). */
+static double sample(TlDType dt, int64_t i)
+{
+    if (dt == DT_BOOL)
+        return i % 3 == 0;
+    if (dt == DT_U8)
+        return (double)(i * 37 % 256);
+    if (dt_is_float(dt))
+        return (double)(i * 7 % 23 - 11) * 0.5;
+    return (double)(i * 7 % 23 - 11);
+}
+
+static TlTensor *make(TlDType dt, int rank, const int64_t *shape)
+{
+    TlTensor *t = tl_tensor_new(dt, rank, shape, NULL, 0);
+    int64_t n = tl_tensor_numel(t);
+    for (int64_t i = 0; i < n; i++)
+        tl_dt_store_f64(dt, (char *)t->data + i * dt_size(dt),
+                        sample(dt, i));
+    return t;
+}
+
+/* Same dtype, shape and elements (compared through packed copies). */
+static int same_tensor(const TlTensor *a, const TlTensor *b)
+{
+    TlTensor *x, *y;
+    int ok;
+    if (!a || !b || a->dtype != b->dtype || !tl_tensor_equal_shape(a, b))
+        return 0;
+    x = tl_tensor_copy(a);
+    y = tl_tensor_copy(b);
+    ok = !memcmp(x->data, y->data,
+                 (size_t)(tl_tensor_numel(x) * dt_size(x->dtype)));
+    tl_tensor_unref(x);
+    tl_tensor_unref(y);
+    return ok;
+}
+
+/* ====================================================================
+ * .npy
+ * ==================================================================== */
+
+/* A .npy image: magic, version, header text padded as given, data. */
+static size_t mknpy(unsigned char *out, int major, const char *header,
+                    const void *data, size_t n)
+{
+    size_t hl = strlen(header), off = major == 1 ? 10 : 12;
+    memcpy(out, "\x93NUMPY", 6);
+    out[6] = (unsigned char)major;
+    out[7] = 0;
+    for (size_t i = 0; i < off - 8; i++)
+        out[8 + i] = (unsigned char)(hl >> (8 * i));
+    memcpy(out + off, header, hl);
+    if (n)
+        memcpy(out + off + hl, data, n);
+    return off + hl + n;
+}
+
+static void test_npy_roundtrip(void)
+{
+    int64_t shapes[][3] = {{0}, {5}, {2, 3, 4}, {3, 0, 2}};
+    int ranks[] = {0, 1, 3, 3};
+    char err[300];
+
+    for (int d = 0; d < NDTYPES; d++) {
+        TlDType dt = all_dtypes[d];
+        for (int s = 0; s < 4; s++) {
+            TlTensor *t = make(dt, ranks[s], shapes[s]), *u;
+            TlBuf b;
+            buf_init(&b);
+            if (dt == DT_BF16) {
+                CHECK(tl_npy_write_buf(&b, t, "x.npy", err, sizeof err)
+                      == -1);
+                CHECK_STR(err, "'x.npy': bf16 has no .npy dtype; save it "
+                               "as .safetensors, or cast it to f32 first");
+                CHECK(b.len == 0);
+                tl_tensor_unref(t);
+                continue;
+            }
+            CHECK(tl_npy_write_buf(&b, t, "x.npy", err, sizeof err) == 0);
+            CHECK(b.len % 64 == (size_t)(tl_tensor_numel(t) *
+                                         dt_size(dt)) % 64);
+            u = tl_npy_read_mem(b.s, b.len, "x.npy", err, sizeof err);
+            if (!u)
+                fprintf(stderr, "%s\n", err);
+            CHECK(same_tensor(t, u));
+            tl_tensor_unref(u);
+            tl_tensor_unref(t);
+            buf_free(&b);
+        }
+    }
+    /* a strided view (every other column, reversed) writes its own
+     * elements in row-major order */
+    {
+        int64_t shape[] = {3, 4};
+        TlTensor *t = make(DT_I16, 2, shape), *v, *u, *c;
+        TlSlice s[2] = {{0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0, -2}};
+        TlBuf b;
+        buf_init(&b);
+        v = tl_tensor_slice(t, 2, s, NULL, 0);
+        CHECK(tl_npy_write_buf(&b, v, "v.npy", err, sizeof err) == 0);
+        u = tl_npy_read_mem(b.s, b.len, "v.npy", err, sizeof err);
+        c = tl_tensor_copy(v);
+        CHECK(same_tensor(c, u) && u->shape[1] == 2);
+        CHECK(((int16_t *)u->data)[0] == sample(DT_I16, 3));
+        tl_tensor_unref(c);
+        tl_tensor_unref(u);
+        tl_tensor_unref(v);
+        tl_tensor_unref(t);
+        buf_free(&b);
+    }
+}
+
+static void test_npy_bytes(void)
+{
+    int64_t shape[] = {2, 3}, one[] = {5};
+    TlTensor *t = make(DT_F32, 2, shape);
+    TlBuf b;
+    const char *h = "{'descr': '<f4', 'fortran_order': False, "
+                    "'shape': (2, 3), }";
+
+    buf_init(&b);
+    CHECK(tl_npy_write_buf(&b, t, "x.npy", NULL, 0) == 0);
+    /* numpy's layout: the data starts at a multiple of 64 */
+    CHECK(b.len == 128 + 24);
+    CHECK(!memcmp(b.s, "\x93NUMPY\x01\x00\x76\x00", 10));
+    CHECK(!memcmp(b.s + 10, h, strlen(h)));
+    for (size_t i = 10 + strlen(h); i < 127; i++)
+        CHECK(b.s[i] == ' ');
+    CHECK(b.s[127] == '\n');
+    CHECK(!memcmp(b.s + 128, t->data, 24));
+    buf_free(&b);
+    tl_tensor_unref(t);
+
+    t = make(DT_BOOL, 1, one);
+    CHECK(tl_npy_write_buf(&b, t, "x.npy", NULL, 0) == 0);
+    CHECK(strstr(b.s + 10, "{'descr': '|b1', 'fortran_order': False, "
+                           "'shape': (5,), }") == b.s + 10);
+    buf_free(&b);
+    tl_tensor_unref(t);
+    t = make(DT_I64, 0, NULL);
+    CHECK(tl_npy_write_buf(&b, t, "x.npy", NULL, 0) == 0);
+    CHECK(strstr(b.s + 10, "'shape': (), }") != NULL);
+    CHECK(b.len == 128 + 8);
+    buf_free(&b);
+    tl_tensor_unref(t);
+}
+
+/* Files numpy or other writers may produce. */
+static void test_npy_variants(void)
+{
+    unsigned char f[512];
+    char err[300];
+    size_t n;
+    TlTensor *t;
+
+    /* big-endian i4 and f8 */
+    {
+        const unsigned char be[] = {0, 0, 1, 2, 0xff, 0xff, 0xff, 0xfe};
+        n = mknpy(f, 1, "{'descr': '>i4', 'fortran_order': False, "
+                        "'shape': (2,), }\n", be, sizeof be);
+        t = tl_npy_read_mem(f, n, "be.npy", err, sizeof err);
+        CHECK(t && t->dtype == DT_I32 && t->shape[0] == 2);
+        CHECK(t && ((int32_t *)t->data)[0] == 258);
+        CHECK(t && ((int32_t *)t->data)[1] == -2);
+        tl_tensor_unref(t);
+    }
+    {
+        const unsigned char be[] = {0x3f, 0xf8, 0, 0, 0, 0, 0, 0};
+        n = mknpy(f, 1, "{\"descr\":\">f8\",\"fortran_order\":False,"
+                        "\"shape\":()}", be, sizeof be);
+        t = tl_npy_read_mem(f, n, "be.npy", err, sizeof err);
+        CHECK(t && t->rank == 0 && ((double *)t->data)[0] == 1.5);
+        tl_tensor_unref(t);
+    }
+    /* '=' is the host order; u1 and b1 with any order character; bool
+     * bytes other than 0/1 read as true */
+    {
+        int16_t v[] = {-3, 7};
+        unsigned char bb[] = {0, 1, 2, 255};
+        n = mknpy(f, 1, "{'descr': '=i2', 'fortran_order': False, "
+                        "'shape': (2,)}", v, sizeof v);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && ((int16_t *)t->data)[0] == -3);
+        tl_tensor_unref(t);
+        n = mknpy(f, 1, "{'descr': '<b1', 'fortran_order': False, "
+                        "'shape': (4,)}", bb, sizeof bb);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && t->dtype == DT_BOOL);
+        CHECK(t && !memcmp(t->data, "\0\1\1\1", 4));
+        tl_tensor_unref(t);
+        n = mknpy(f, 1, "{'descr': '|u1', 'fortran_order': False, "
+                        "'shape': (2, 2)}", bb, sizeof bb);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && t->dtype == DT_U8 && ((uint8_t *)t->data)[3] == 255);
+        tl_tensor_unref(t);
+    }
+    /* Fortran order: the data is the transpose; 2x3 with the columns
+     * stored one after the other */
+    {
+        float col[] = {0, 3, 1, 4, 2, 5};
+        n = mknpy(f, 1, "{'descr': '<f4', 'fortran_order': True, "
+                        "'shape': (2, 3), }", col, sizeof col);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && t->shape[0] == 2 && t->shape[1] == 3);
+        CHECK(t && tl_tensor_is_contiguous(t));
+        for (int i = 0; t && i < 6; i++)
+            CHECK(((float *)t->data)[i] == i);
+        tl_tensor_unref(t);
+    }
+    {
+        /* 3-d: element (i, j, k) at i + 2j + 4k in the file */
+        int8_t v[16];
+        for (int i = 0; i < 16; i++)
+            v[i] = (int8_t)i;
+        n = mknpy(f, 1, "{'descr': '|i1', 'fortran_order': True, "
+                        "'shape': (2, 2, 4), }", v, sizeof v);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && tl_tensor_get_i64(t, (int64_t[]){1, 0, 3}) == 13);
+        CHECK(t && tl_tensor_get_i64(t, (int64_t[]){0, 1, 2}) == 10);
+        tl_tensor_unref(t);
+    }
+    /* versions 2.0 and 3.0, Python 2 longs, blanks, data after the
+     * array (ignored, as numpy does) */
+    {
+        uint16_t h[] = {0x3c00, 0xc000, 0x7c00};
+        n = mknpy(f, 2, "{ 'descr' : '<f2' , 'fortran_order' : False , "
+                        "'shape' : ( 3L , ) }   \n", h, sizeof h);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && t->dtype == DT_F16);
+        CHECK(t && tl_tensor_get_f64(t, (int64_t[]){2}) == INFINITY);
+        tl_tensor_unref(t);
+        n = mknpy(f, 3, "{'descr': '<f2', 'fortran_order': False, "
+                        "'shape': (1,), }\n", h, sizeof h);
+        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
+        CHECK(t && t->shape[0] == 1 && ((uint16_t *)t->data)[0] == 0x3c00);
+        tl_tensor_unref(t);
+    }
+}
+
+/* Each broken header or file with its exact message. */
+static void test_npy_errors(void)
+{
+    static const struct {
+        int major;
+        const char *header;
+        int data;          /* bytes of data after the header */
+        const char *msg;
+    } cases[] = {
+        {4, "{'descr': '<f4', 'fortran_order': False, 'shape': ()}", 4,
+         "'b.npy': unsupported .npy version 4.0"},
+        {1, "", 4, "'b.npy': malformed header: expected '{' at byte 0 of "
+                   "the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False}", 4,
+         "'b.npy': header lacks 'shape'"},
+        {1, "{'fortran_order': False, 'shape': ()}", 4,
+         "'b.npy': header lacks 'descr'"},
+        {1, "{'descr': '<f4', 'shape': ()}", 4,
+         "'b.npy': header lacks 'fortran_order'"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (), "
+            "'x': 1}", 4, "'b.npy': unexpected key 'x' in the header"},
+        {1, "{'descr': '<f4', 'descr': '<f4'}", 4,
+         "'b.npy': key 'descr' appears twice in the header"},
+        {1, "{'descr': '|O', 'fortran_order': False, 'shape': ()}", 8,
+         "'b.npy': object arrays are not supported"},
+        {1, "{'descr': '<c8', 'fortran_order': False, 'shape': ()}", 8,
+         "'b.npy': unsupported dtype '<c8' (tdsl reads f2 f4 f8 i1 i2 i4 "
+         "i8 u1 b1)"},
+        {1, "{'descr': '<u2', 'fortran_order': False, 'shape': ()}", 8,
+         "'b.npy': unsupported dtype '<u2' (tdsl reads f2 f4 f8 i1 i2 i4 "
+         "i8 u1 b1)"},
+        {1, "{'descr': '<f16', 'fortran_order': False, 'shape': ()}", 16,
+         "'b.npy': unsupported dtype '<f16' (tdsl reads f2 f4 f8 i1 i2 i4 "
+         "i8 u1 b1)"},
+        {1, "{'descr': '|f4', 'fortran_order': False, 'shape': ()}", 4,
+         "'b.npy': dtype '|f4' has no byte order"},
+        {1, "{'descr': [('a', '<f4')], 'fortran_order': False, "
+            "'shape': ()}", 4, "'b.npy': structured dtypes are not "
+                               "supported"},
+        {1, "{'descr': '<f4', 'fortran_order': 0, 'shape': ()}", 4,
+         "'b.npy': malformed header: expected True or False at byte 34 "
+         "of the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}", 4,
+         "'b.npy': malformed header: negative dimension at byte 51 of the "
+         "header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,,)}", 4,
+         "'b.npy': malformed header: expected a dimension at byte 53 of "
+         "the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': 2}", 4,
+         "'b.npy': malformed header: expected '(' to start the shape at "
+         "byte 50 of the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}", 4,
+         "'b.npy': malformed header: expected ',' or ')' in the shape at "
+         "byte 53 of the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, "
+            "'shape': (99999999999999999999,)}", 4,
+         "'b.npy': malformed header: dimension too large at byte 69 of "
+         "the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, "
+            "'shape': (4294967296, 4294967296)}", 4,
+         "'b.npy': shape product overflows"},
+        {1, "{'descr': '<f4', 'fortran_order': False, "
+            "'shape': (1048576, 1048576)}", 4,
+         "'b.npy': 4398046511104 bytes exceed the tensor size limit of "
+         "64 GiB"},
+        {1, "{'descr': '<f4', 'fortran_order': False, "
+            "'shape': (1, 1, 1, 1, 1, 1, 1, 1, 1)}", 4,
+         "'b.npy': rank exceeds the maximum of 8"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", 7,
+         "'b.npy': file too short: the data needs 8 bytes at offset 65, "
+         "the file has 72"},
+        {1, "{'descr': '<f4, 'fortran_order': False, 'shape': ()}", 4,
+         "'b.npy': malformed header: expected ',' or '}' at byte 17 of "
+         "the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': ()} x", 4,
+         "'b.npy': malformed header: unexpected text after the dict at "
+         "byte 54 of the header"},
+        {1, "{'descr': '<f4\\n', 'fortran_order': False, 'shape': ()}", 4,
+         "'b.npy': malformed header: unexpected character in a string at "
+         "byte 14 of the header"},
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (", 4,
+         "'b.npy': malformed header: expected a dimension at byte 51 of "
+         "the header"},
+        {1, "{'descr': '<f4", 4, "'b.npy': malformed header: unterminated "
+                                 "string at byte 14 of the header"},
+        {1, "{descr: '<f4'}", 4, "'b.npy': malformed header: expected a "
+                                 "quoted string at byte 1 of the header"},
+        {1, "{'descr' '<f4'}", 4, "'b.npy': malformed header: expected "
+                                  "':' after a key at byte 9 of the "
+                                  "header"},
+    };
+    unsigned char f[512], zero[16] = {0};
+    char err[300];
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = mknpy(f, cases[i].major, cases[i].header, zero,
+                         (size_t)cases[i].data);
+        TlTensor *t = tl_npy_read_mem(f, n, "b.npy", err, sizeof err);
+        CHECK(t == NULL);
+        if (!t)
+            CHECK_STR(err, cases[i].msg);
+        tl_tensor_unref(t);
+    }
+    /* not .npy at all; a header length beyond the file */
+    CHECK(!tl_npy_read_mem("hello", 5, "b.npy", err, sizeof err));
+    CHECK_STR(err, "'b.npy': not a .npy file (no \\x93NUMPY magic at its "
+                   "start)");
+    CHECK(!tl_npy_read_mem("\x93NUMPY\x01\x00\xff\x00{", 11, "b.npy", err,
+                           sizeof err));
+    CHECK_STR(err, "'b.npy': file too short: the header needs 255 bytes at "
+                   "offset 10, the file has 11");
+    CHECK(!tl_npy_read_mem("\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12,
+                           "b.npy", err, sizeof err));
+    CHECK_STR(err, "'b.npy': header of 2147483647 bytes is too long "
+                   "(limit 1048576)");
+    CHECK(!tl_npy_read_mem("\x93NUMPY\x02\x00\x01", 11, "b.npy", err,
+                           sizeof err));
+    CHECK_STR(err, "'b.npy': file too short: the header length needs 12 "
+                   "bytes at offset 0, the file has 11");
+}
+
+/* ====================================================================
+ * .safetensors
+ * ==================================================================== */
+
+/* A .safetensors image: length, the header as given, ndata zero bytes. */
+static size_t mkst(unsigned char *out, const char *header, size_t ndata)
+{
+    size_t hl = strlen(header);
+    for (int i = 0; i < 8; i++)
+        out[i] = (unsigned char)((uint64_t)hl >> (8 * i));
+    memcpy(out + 8, header, hl);
+    memset(out + 8 + hl, 0, ndata);
+    return 8 + hl + ndata;
+}
+
+static void test_st_roundtrip(void)
+{
+    int64_t shape[] = {2, 3, 2};
+    TlNamedTensor ts[NDTYPES + 1];
+    TlTensor *t[NDTYPES + 1];
+    const char *meta[] = {"format", "pt", "note", "caf\xc3\xa9 \"q\"\n"};
+    char name[NDTYPES + 1][32], err[300];
+    TlSafetensors *f;
+    TlBuf b;
+    uint64_t hl = 0;
+
+    /* names deliberately out of order; the empty tensor is written too */
+    for (int d = 0; d < NDTYPES; d++) {
+        t[d] = make(all_dtypes[d], 3 - d % 3, shape);
+        snprintf(name[d], sizeof name[d], "w.%d.%s", 9 - d,
+                 dt_name(all_dtypes[d]));
+        ts[d].name = name[d];
+        ts[d].t = t[d];
+    }
+    {
+        int64_t empty[] = {4, 0};
+        t[NDTYPES] = make(DT_F32, 2, empty);
+        ts[NDTYPES].name = "empty";
+        ts[NDTYPES].t = t[NDTYPES];
+    }
+    buf_init(&b);
+    CHECK(tl_safetensors_write_buf(&b, ts, NDTYPES + 1, meta, 2, "m.st",
+                                   err, sizeof err) == 0);
+    for (int i = 7; i >= 0; i--)
+        hl = hl << 8 | (unsigned char)b.s[i];
+    CHECK((8 + hl) % 8 == 0 && b.s[8] == '{' && b.s[8 + hl - 1] != '\n');
+    f = tl_safetensors_open_mem(b.s, b.len, "m.st", err, sizeof err);
+    if (!f)
+        fprintf(stderr, "%s\n", err);
+    CHECK(f && tl_safetensors_count(f) == NDTYPES + 1);
+    CHECK(f && tl_safetensors_meta_count(f) == 2);
+    if (!f)
+        return;
+    CHECK_STR(tl_safetensors_meta_key(f, 1), "note");
+    CHECK_STR(tl_safetensors_meta_value(f, 1), meta[3]);
+    CHECK_STR(tl_safetensors_meta_get(f, "format"), "pt");
+    CHECK(tl_safetensors_meta_get(f, "nope") == NULL);
+    CHECK_STR(tl_safetensors_entry(f, 0)->name, "empty");
+    for (int i = 1; i < tl_safetensors_count(f); i++)
+        CHECK(strcmp(tl_safetensors_entry(f, i - 1)->name,
+                     tl_safetensors_entry(f, i)->name) < 0);
+    for (int d = 0; d < NDTYPES + 1; d++) {
+        int i = tl_safetensors_find(f, name[d < NDTYPES ? d : 0]);
+        TlTensor *u = tl_safetensors_get(f, ts[d].name, err, sizeof err);
+        CHECK(i >= 0 && tl_safetensors_entry(f, i)->dtype ==
+                            t[d < NDTYPES ? d : 0]->dtype);
+        CHECK(same_tensor(t[d], u));
+        tl_tensor_unref(u);
+    }
+    CHECK(tl_safetensors_find(f, "w") == -1);
+    CHECK(!tl_safetensors_get(f, "w", err, sizeof err));
+    CHECK_STR(err, "'m.st': no tensor named 'w' (the file holds 'empty', "
+                   "'w.0.f64', 'w.1.f32', 'w.2.bf16', 'w.3.f16' and 6 "
+                   "more)");
+    tl_safetensors_close(f);
+    buf_free(&b);
+
+    /* the exact header of a small file */
+    {
+        int64_t two = 2;
+        TlTensor *x = make(DT_F32, 1, &two), *y = make(DT_BOOL, 0, NULL);
+        TlNamedTensor n2[] = {{"b", x}, {"a\"\\", y}};
+        const char *h = "{\"a\\\"\\\\\":{\"dtype\":\"BOOL\",\"shape\":[],"
+                        "\"data_offsets\":[0,1]},\"b\":{\"dtype\":\"F32\","
+                        "\"shape\":[2],\"data_offsets\":[1,9]}}";
+        buf_init(&b);
+        CHECK(tl_safetensors_write_buf(&b, n2, 2, NULL, 0, "s", err,
+                                       sizeof err) == 0);
+        /* 111 bytes of JSON padded to 112 */
+        CHECK(strlen(h) == 111 && b.len == 8 + 112 + 9);
+        CHECK((unsigned char)b.s[0] == 112 && !memcmp(b.s + 1, "\0\0\0\0"
+                                                      "\0\0\0", 7));
+        CHECK(!memcmp(b.s + 8, h, 111) && b.s[8 + 111] == ' ');
+        CHECK(b.s[120] == 1 && !memcmp(b.s + 121, x->data, 8));
+        f = tl_safetensors_open_mem(b.s, b.len, "s", err, sizeof err);
+        CHECK(f && tl_safetensors_find(f, "a\"\\") == 0);
+        tl_safetensors_close(f);
+        buf_free(&b);
+        /* no tensors at all */
+        CHECK(tl_safetensors_write_buf(&b, NULL, 0, NULL, 0, "s", err,
+                                       sizeof err) == 0);
+        CHECK(b.len == 16 && !memcmp(b.s + 8, "{}      ", 8));
+        f = tl_safetensors_open_mem(b.s, b.len, "s", err, sizeof err);
+        CHECK(f && tl_safetensors_count(f) == 0);
+        CHECK(f && !tl_safetensors_get(f, "x", err, sizeof err));
+        CHECK_STR(err, "'s': no tensor named 'x' (the file holds none)");
+        tl_safetensors_close(f);
+        buf_free(&b);
+        tl_tensor_unref(x);
+        tl_tensor_unref(y);
+    }
+    for (int d = 0; d < NDTYPES + 1; d++)
+        tl_tensor_unref(t[d]);
+}
+
+static void test_st_write_errors(void)
+{
+    int64_t two = 2;
+    TlTensor *x = make(DT_F32, 1, &two);
+    TlNamedTensor dup[] = {{"a", x}, {"b", x}, {"a", x}};
+    TlNamedTensor meta_name[] = {{"__metadata__", x}};
+    TlNamedTensor bad_utf8[] = {{"\xff", x}};
+    const char *meta[] = {"k", "v", "k", "w"};
+    char err[300];
+    TlBuf b;
+
+    buf_init(&b);
+    CHECK(tl_safetensors_write_buf(&b, dup, 3, NULL, 0, "o", err,
+                                   sizeof err) == -1);
+    CHECK_STR(err, "'o': tensor name 'a' given twice");
+    CHECK(tl_safetensors_write_buf(&b, meta_name, 1, NULL, 0, "o", err,
+                                   sizeof err) == -1);
+    CHECK_STR(err, "'o': cannot name a tensor '__metadata__'");
+    CHECK(tl_safetensors_write_buf(&b, bad_utf8, 1, NULL, 0, "o", err,
+                                   sizeof err) == -1);
+    CHECK(tl_safetensors_write_buf(&b, dup, 1, meta, 2, "o", err,
+                                   sizeof err) == -1);
+    CHECK_STR(err, "'o': bad or repeated metadata string 'k'");
+    CHECK(b.len == 0);
+    tl_tensor_unref(x);
+}
+
+/* Each broken file (header text, bytes of data) with its message. */
+static void test_st_errors(void)
+{
+    static const struct {
+        const char *header;
+        int data;
+        const char *msg;
+    } cases[] = {
+        {"", 0, "'b.st': malformed header: expected '{' at byte 0 of the "
+                "header"},
+        {"[]", 0, "'b.st': malformed header: expected '{' at byte 0 of the "
+                  "header"},
+        {"{} x", 0, "'b.st': malformed header: unexpected text after the "
+                    "header object at byte 3 of the header"},
+        {"{\"a\":{\"dtype\":\"U16\",\"shape\":[1],\"data_offsets\":[0,2]}}",
+         2, "'b.st': tensor 'a' has dtype 'U16', which tdsl does not "
+            "support"},
+        {"{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[],\"data_offsets\":"
+         "[0,1]}}", 1, "'b.st': tensor 'a' has dtype 'F8_E4M3', which tdsl "
+                       "does not support"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 4,
+         "'b.st': tensor 'a' lacks 'data_offsets'"},
+        {"{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,4]}}", 4,
+         "'b.st': tensor 'a' lacks 'shape'"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],"
+         "\"x\":1}}", 4, "'b.st': tensor 'a' has an unexpected field 'x'"},
+        {"{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\"}}", 4,
+         "'b.st': tensor 'a' has field 'dtype' twice"},
+        {"{\"a\":{\"dtype\":7}}", 4,
+         "'b.st': dtype of tensor 'a' is not a string"},
+        {"{\"a\":{\"shape\":[-1]}}", 4, "'b.st': malformed header: "
+                                        "negative number at byte 15 of the "
+                                        "header"},
+        {"{\"a\":{\"shape\":[2.0]}}", 4, "'b.st': malformed header: "
+                                         "expected an integer at byte 16 "
+                                         "of the header"},
+        {"{\"a\":{\"shape\":[02]}}", 4, "'b.st': malformed header: number "
+                                        "with a leading zero at byte 15 "
+                                        "of the header"},
+        {"{\"a\":{\"shape\":[1e3]}}", 4, "'b.st': malformed header: "
+                                         "expected an integer at byte 16 "
+                                         "of the header"},
+        {"{\"a\":{\"shape\":[99999999999999999999]}}", 4,
+         "'b.st': malformed header: number too large at byte 33 of the "
+         "header"},
+        {"{\"a\":{\"shape\":[1,2,3,4,5,6,7,8,9]}}", 4,
+         "'b.st': tensor 'a' has rank above the maximum of 8"},
+        {"{\"a\":{\"shape\":[1,}}", 4, "'b.st': malformed header: expected "
+                                       "a number at byte 17 of the header"},
+        {"{\"a\":{\"data_offsets\":[0,4,8]}}", 8,
+         "'b.st': data_offsets of tensor 'a' has more than 2 numbers"},
+        {"{\"a\":{\"data_offsets\":[0]}}", 8,
+         "'b.st': data_offsets of tensor 'a' needs 2 numbers"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}",
+         8, "'b.st': data_offsets [4, 0] of tensor 'a' are outside the "
+            "data (8 bytes)"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]}}",
+         8, "'b.st': data_offsets [8, 12] of tensor 'a' are outside the "
+            "data (8 bytes)"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+         8, "'b.st': tensor 'a' has 4 bytes of data, but its shape and "
+            "dtype F32 need 8"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],"
+         "\"data_offsets\":[0,4]}}", 8,
+         "'b.st': tensor 'a': shape product overflows"},
+        {"{\"a\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]},"
+         "\"b\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[2,6]}}",
+         8, "'b.st': tensors 'a' and 'b' overlap in the file"},
+        {"{\"z\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+         "\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[3,5]}}",
+         8, "'b.st': tensors 'z' and 'a' overlap in the file"},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+         "\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
+         8, "'b.st': tensor 'a' appears twice"},
+        {"{\"__metadata__\":{},\"__metadata__\":{}}", 0,
+         "'b.st': \"__metadata__\" appears twice"},
+        {"{\"__metadata__\":{\"k\":1}}", 0,
+         "'b.st': metadata value of 'k' is not a string"},
+        {"{\"__metadata__\":{\"k\":\"v\",\"k\":\"w\"}}", 0,
+         "'b.st': metadata key 'k' appears twice"},
+        {"{\"__metadata__\":[]}", 0, "'b.st': malformed header: expected "
+                                     "'{' after \"__metadata__\" at byte "
+                                     "16 of the header"},
+        {"{\"\xff\":{}}", 0, "'b.st': malformed header: invalid UTF-8 at "
+                             "byte 2 of the header"},
+        {"{\"\xc0\x80\":{}}", 0, "'b.st': malformed header: invalid UTF-8 "
+                                 "at byte 2 of the header"},
+        {"{\"\xed\xa0\x80\":{}}", 0, "'b.st': malformed header: invalid "
+                                     "UTF-8 at byte 2 of the header"},
+        {"{\"a\tb\":{}}", 0, "'b.st': malformed header: control character "
+                             "in a string at byte 3 of the header"},
+        {"{\"a\\qb\":{}}", 0, "'b.st': malformed header: bad escape in a "
+                              "string at byte 4 of the header"},
+        {"{\"\\ud800x\":{}}", 0, "'b.st': malformed header: unpaired "
+                                 "surrogate in a \\u escape at byte 8 of "
+                                 "the header"},
+        {"{\"\\udc00\":{}}", 0, "'b.st': malformed header: unpaired "
+                                "surrogate in a \\u escape at byte 8 of the "
+                                "header"},
+        {"{\"\\u00\":{}}", 0, "'b.st': malformed header: bad \\u escape "
+                              "at byte 4 of the header"},
+        {"{\"\\u0000\":{}}", 0, "'b.st': malformed header: NUL character "
+                                "in a string at byte 8 of the header"},
+        {"{\"a\"", 0, "'b.st': malformed header: expected ':' at byte 4 "
+                      "of the header"},
+        {"{\"a", 0, "'b.st': malformed header: unterminated string at "
+                    "byte 3 of the header"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]} "
+         "\"b\":1}", 4, "'b.st': malformed header: expected ',' or '}' at "
+                        "byte 53 of the header"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]},}",
+         4, "'b.st': malformed header: expected a string at byte 53 of the "
+            "header"},
+        {"{\"a\":{}}", 0, "'b.st': tensor 'a' lacks 'dtype'"},
+    };
+    unsigned char f[512];
+    char err[300];
+
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = mkst(f, cases[i].header, (size_t)cases[i].data);
+        TlSafetensors *s = tl_safetensors_open_mem(f, n, "b.st", err,
+                                                   sizeof err);
+        CHECK(s == NULL);
+        if (!s)
+            CHECK_STR(err, cases[i].msg);
+        tl_safetensors_close(s);
+    }
+    CHECK(!tl_safetensors_open_mem("1234567", 7, "b.st", err, sizeof err));
+    CHECK_STR(err, "'b.st': not a .safetensors file (shorter than 8 "
+                   "bytes)");
+    CHECK(!tl_safetensors_open_mem("\0\0\0\0\0\0\0\x80", 8, "b.st", err,
+                                   sizeof err));
+    CHECK_STR(err, "'b.st': header length 9223372036854775808 is not sane "
+                   "(limit 100000000); not a .safetensors file?");
+    CHECK(!tl_safetensors_open_mem("\x10\0\0\0\0\0\0\0{}", 10, "b.st", err,
+                                   sizeof err));
+    CHECK_STR(err, "'b.st': header of 16 bytes runs past the end of the "
+                   "file (10 bytes)");
+}
+
+/* Valid files that are less usual: escapes in names, gaps, an empty
+ * tensor at the very end, a header padded with other blanks. */
+static void test_st_variants(void)
+{
+    unsigned char f[512];
+    char err[300];
+    TlSafetensors *s;
+    TlTensor *t;
+    size_t n = mkst(f, "{\"\\u00e9\\ud83d\\ude00\\/\\n\":{\"dtype\":\"I8\","
+                       "\"shape\":[2],\"data_offsets\":[4,6]},\r\n"
+                       "\"e\":{\"data_offsets\":[8,8],\"shape\":[0,3],"
+                       "\"dtype\":\"BF16\"},\"__metadata__\":{}}\t",
+                    8);
+    f[n - 4] = 0xfe;
+    f[n - 3] = 3;
+    s = tl_safetensors_open_mem(f, n, "v.st", err, sizeof err);
+    if (!s)
+        fprintf(stderr, "%s\n", err);
+    CHECK(s && tl_safetensors_count(s) == 2);
+    if (!s)
+        return;
+    CHECK_STR(tl_safetensors_entry(s, 1)->name,
+              "\xc3\xa9\xf0\x9f\x98\x80/\n");
+    t = tl_safetensors_get(s, "\xc3\xa9\xf0\x9f\x98\x80/\n", err,
+                           sizeof err);
+    CHECK(t && t->dtype == DT_I8 && ((int8_t *)t->data)[0] == -2 &&
+          ((int8_t *)t->data)[1] == 3);
+    tl_tensor_unref(t);
+    t = tl_safetensors_get(s, "e", err, sizeof err);
+    CHECK(t && t->dtype == DT_BF16 && t->rank == 2 &&
+          tl_tensor_numel(t) == 0);
+    tl_tensor_unref(t);
+    tl_safetensors_close(s);
+}
+
+/* ====================================================================
+ * Corruption: every truncation and one-byte changes of valid files
+ * ==================================================================== */
+
+static void corrupt(const TlBuf *b, int npy)
+{
+    static const unsigned char vals[] = {0, 1, '"', ',', '0', '9', '[',
+                                         '{', 0x7f, 0x80, 0xff};
+    unsigned char *f = tl_xmalloc(b->len);
+    char err[300];
+
+    for (size_t len = 0; len <= b->len; len++) {
+        memcpy(f, b->s, len);
+        if (npy) {
+            tl_tensor_unref(tl_npy_read_mem(f, len, "c", err, sizeof err));
+        } else {
+            TlSafetensors *s = tl_safetensors_open_mem(f, len, "c", err,
+                                                       sizeof err);
+            for (int i = 0; s && i < tl_safetensors_count(s); i++)
+                tl_tensor_unref(tl_safetensors_get(
+                    s, tl_safetensors_entry(s, i)->name, err, sizeof err));
+            tl_safetensors_close(s);
+        }
+    }
+    for (size_t at = 0; at < b->len; at++) {
+        for (size_t v = 0; v < sizeof vals; v++) {
+            memcpy(f, b->s, b->len);
+            f[at] = vals[v];
+            if (npy) {
+                tl_tensor_unref(tl_npy_read_mem(f, b->len, "c", err,
+                                                sizeof err));
+            } else {
+                TlSafetensors *s = tl_safetensors_open_mem(f, b->len, "c",
+                                                           err, sizeof err);
+                for (int i = 0; s && i < tl_safetensors_count(s); i++)
+                    tl_tensor_unref(tl_safetensors_get(
+                        s, tl_safetensors_entry(s, i)->name, err,
+                        sizeof err));
+                tl_safetensors_close(s);
+            }
+        }
+    }
+    free(f);
+}
+
+static void test_corruption(void)
+{
+    int64_t shape[] = {2, 3};
+    TlTensor *a = make(DT_F32, 2, shape), *b = make(DT_I16, 1, shape);
+    TlNamedTensor ts[] = {{"a", a}, {"bb", b}};
+    const char *meta[] = {"k", "v"};
+    TlBuf buf;
+
+    buf_init(&buf);
+    tl_npy_write_buf(&buf, a, "c", NULL, 0);
+    corrupt(&buf, 1);
+    buf_free(&buf);
+    tl_safetensors_write_buf(&buf, ts, 2, meta, 1, "c", NULL, 0);
+    corrupt(&buf, 0);
+    buf_free(&buf);
+    tl_tensor_unref(a);
+    tl_tensor_unref(b);
+}
+
+/* ====================================================================
+ * Files
+ * ==================================================================== */
+
+static void test_files(void)
+{
+    char dir[] = "/tmp/tdsl-tensorio.XXXXXX", path[300], err[400];
+    int64_t shape[] = {3, 2};
+    TlTensor *a = make(DT_F64, 2, shape), *h = make(DT_BF16, 2, shape), *u;
+    TlNamedTensor ts[] = {{"h", h}, {"a", a}};
+    struct stat st;
+
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        failures++;
+        return;
+    }
+    snprintf(path, sizeof path, "%s/a.npy", dir);
+    CHECK(tl_npy_write(path, a, err, sizeof err) == 0);
+    u = tl_npy_read(path, err, sizeof err);
+    CHECK(same_tensor(a, u));
+    tl_tensor_unref(u);
+    remove(path);
+    /* bf16 refused before the file is made */
+    snprintf(path, sizeof path, "%s/h.npy", dir);
+    CHECK(tl_npy_write(path, h, err, sizeof err) == -1);
+    CHECK(stat(path, &st) != 0);
+
+    snprintf(path, sizeof path, "%s/m.safetensors", dir);
+    CHECK(tl_safetensors_write(path, ts, 2, NULL, 0, err, sizeof err) == 0);
+    u = tl_safetensors_read(path, "h", err, sizeof err);
+    CHECK(same_tensor(h, u));
+    tl_tensor_unref(u);
+    CHECK(!tl_safetensors_read(path, NULL, err, sizeof err));
+    {
+        char want[400];
+        snprintf(want, sizeof want, "'%s': the file holds 2 tensors; say "
+                 "which one to read", path);
+        CHECK_STR(err, want);
+    }
+    CHECK(tl_safetensors_write(path, ts, 1, NULL, 0, err, sizeof err) == 0);
+    u = tl_safetensors_read(path, NULL, err, sizeof err);
+    CHECK(same_tensor(h, u));
+    tl_tensor_unref(u);
+    remove(path);
+
+    /* missing files, folders, unwritable places */
+    snprintf(path, sizeof path, "%s/none.npy", dir);
+    CHECK(!tl_npy_read(path, err, sizeof err));
+    CHECK(strstr(err, "': cannot open: No such file or directory") != NULL);
+    CHECK(!tl_safetensors_open(dir, err, sizeof err));
+    CHECK(strstr(err, "': cannot read: not a regular file") != NULL);
+    snprintf(path, sizeof path, "%s/no/such/dir/x.npy", dir);
+    CHECK(tl_npy_write(path, a, err, sizeof err) == -1);
+    CHECK(strstr(err, "': cannot create: No such file or directory"));
+    CHECK(tl_safetensors_write(path, ts, 2, NULL, 0, err, sizeof err) ==
+          -1);
+    CHECK(strstr(err, "': cannot create: No such file or directory"));
+    /* a full disk is reported (and /dev/full, not a regular file, is
+     * not removed as a half-written file would be) */
+    if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+        CHECK(tl_npy_write("/dev/full", a, err, sizeof err) == -1);
+        CHECK_STR(err, "'/dev/full': cannot write: No space left on "
+                       "device");
+        CHECK(stat("/dev/full", &st) == 0);
+    }
+    rmdir(dir);
+    tl_tensor_unref(a);
+    tl_tensor_unref(h);
+}
+
+/* ====================================================================
+ * The helper commands of tests/cli/tensorio_numpy.sh
+ * ==================================================================== */
+
+static void dump_tensor(const char *name, const TlTensor *t)
+{
+    int64_t n = tl_tensor_numel(t);
+    printf("%s %s", name, dt_name(t->dtype));
+    for (int i = 0; i < t->rank; i++)
+        printf(" %lld", (long long)t->shape[i]);
+    printf("\n");
+    for (int64_t i = 0; i < n; i++) {
+        const char *p = (const char *)t->data + i * dt_size(t->dtype);
+        if (dt_is_float(t->dtype))
+            printf("%.17g\n", tl_dt_load_f64(t->dtype, p));
+        else
+            printf("%lld\n", (long long)tl_dt_load_i64(t->dtype, p));
+    }
+}
+
+static int cmd_dump(const char *path)
+{
+    char err[400];
+    size_t len = strlen(path);
+
+    if (len > 4 && !strcmp(path + len - 4, ".npy")) {
+        TlTensor *t = tl_npy_read(path, err, sizeof err);
+        if (!t) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        dump_tensor("-", t);
+        tl_tensor_unref(t);
+    } else {
+        TlSafetensors *f = tl_safetensors_open(path, err, sizeof err);
+        if (!f) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        for (int i = 0; i < tl_safetensors_meta_count(f); i++)
+            printf("meta %s=%s\n", tl_safetensors_meta_key(f, i),
+                   tl_safetensors_meta_value(f, i));
+        for (int i = 0; i < tl_safetensors_count(f); i++) {
+            const char *k = tl_safetensors_entry(f, i)->name;
+            TlTensor *t = tl_safetensors_get(f, k, err, sizeof err);
+            if (!t) {
+                fprintf(stderr, "%s\n", err);
+                tl_safetensors_close(f);
+                return 1;
+            }
+            dump_tensor(k, t);
+            tl_tensor_unref(t);
+        }
+        tl_safetensors_close(f);
+    }
+    return 0;
+}
+
+/* One file per dtype and shape (name: DTYPE_DIMS.npy, dims joined by
+ * 'x', "s" for rank 0), a transposed view, and one .safetensors file
+ * holding every dtype. */
+static int cmd_write(const char *dir)
+{
+    int64_t shapes[][3] = {{0}, {7}, {2, 3, 4}, {2, 0}};
+    int ranks[] = {0, 1, 3, 2};
+    const char *dims[] = {"s", "7", "2x3x4", "2x0"};
+    const char *meta[] = {"made_by", "tdsl"};
+    TlNamedTensor ts[NDTYPES];
+    TlTensor *all[NDTYPES];
+    char path[600], err[700];
+    int rc = 0;
+
+    for (int d = 0; d < NDTYPES; d++) {
+        TlDType dt = all_dtypes[d];
+        for (int s = 0; s < 4 && dt != DT_BF16; s++) {
+            TlTensor *t = make(dt, ranks[s], shapes[s]);
+            snprintf(path, sizeof path, "%s/%s_%s.npy", dir, dt_name(dt),
+                     dims[s]);
+            if (tl_npy_write(path, t, err, sizeof err) < 0) {
+                fprintf(stderr, "%s\n", err);
+                rc = 1;
+            }
+            tl_tensor_unref(t);
+        }
+        all[d] = make(dt, 2, (int64_t[]){3, 4});
+        ts[d].name = dt_name(dt);
+        ts[d].t = all[d];
+    }
+    {
+        /* 3x4 i32 transposed: a view whose strides are not packed */
+        TlTensor *v = tl_tensor_permute(all[4], (int[]){1, 0});
+        snprintf(path, sizeof path, "%s/i32_T.npy", dir);
+        if (tl_npy_write(path, v, err, sizeof err) < 0) {
+            fprintf(stderr, "%s\n", err);
+            rc = 1;
+        }
+        tl_tensor_unref(v);
+    }
+    snprintf(path, sizeof path, "%s/all.safetensors", dir);
+    if (tl_safetensors_write(path, ts, NDTYPES, meta, 1, err, sizeof err)
+        < 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = 1;
+    }
+    for (int d = 0; d < NDTYPES; d++)
+        tl_tensor_unref(all[d]);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "dump"))
+        return cmd_dump(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "write"))
+        return cmd_write(argv[2]);
+    if (argc != 1) {
+        fprintf(stderr, "usage: test_tensorio [dump FILE | write DIR]\n");
+        return 2;
+    }
+    test_npy_roundtrip();
+    test_npy_bytes();
+    test_npy_variants();
+    test_npy_errors();
+    test_st_roundtrip();
+    test_st_write_errors();
+    test_st_errors();
+    test_st_variants();
+    test_corruption();
+    test_files();
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("test_tensorio: ok\n");
+    return 0;
+}
