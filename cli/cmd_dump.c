@@ -1,8 +1,8 @@
 /*
- * cmd_dump.c - `tdsl dump --ast FILE`: print the syntax tree of a file
- * as an indented dump without locations (lang's ast_dump_program), so
- * that tests can compare two parses.  Exit 1 on syntax errors, with
- * nothing on stdout.  Later stages will add their own --KIND here.
+ * cmd_dump.c - `tdsl dump --ast|--pipeline FILE`: print the syntax tree
+ * of a file as an indented dump without locations (ast_dump_program),
+ * so that tests can compare two parses, or the checked pipeline
+ * (tl_dump_pipeline).  Exit 1 on errors, with nothing on stdout.
  */
 #include "cli/cli.h"
 
@@ -19,6 +19,8 @@ int cmd_dump(int argc, char **argv)
             opts = 0;
         else if (opts && strcmp(a, "--ast") == 0)
             kind = "ast";
+        else if (opts && strcmp(a, "--pipeline") == 0)
+            kind = "pipeline";
         else if (opts && cli_is_option(a))
             return cli_usage("dump: unknown option '%s'", a);
         else if (path)
@@ -28,19 +30,25 @@ int cmd_dump(int argc, char **argv)
     }
     if (!kind)
         return cli_usage("dump: say what to dump (usage: tdsl dump "
-                         "--ast FILE)");
+                         "--ast|--pipeline FILE)");
     if (!path)
-        return cli_usage("dump: no file given (usage: tdsl dump --ast "
-                         "FILE)");
+        return cli_usage("dump: no file given (usage: tdsl dump "
+                         "--ast|--pipeline FILE)");
 
     TlSession *s = cli_session();
     TlProgram *prog = cli_parse(s, path);
     int status = EXIT_DIAG;
 
+    if (prog && s->nerrors == 0 && strcmp(kind, "pipeline") == 0 &&
+        cli_check(s, prog) != 0)
+        prog = NULL;
     if (prog && s->nerrors == 0) {
         TlBuf out;
         buf_init(&out);
-        ast_dump_program(&out, prog);
+        if (strcmp(kind, "pipeline") == 0)
+            tl_dump_pipeline(&out, s, prog);
+        else
+            ast_dump_program(&out, prog);
         status = cli_put(&out);
         buf_free(&out);
     }

@@ -767,6 +767,9 @@ Kern *chk_kernel(Chk *c, TlKernelInfo *k)
         return NULL;
     if (kc->state == 0)
         check_kernel(kc->c, kc);
+    /* The check of an imported module has ended (its Chk is gone);
+     * whoever uses the kernel now lends its own. */
+    kc->c = c;
     return kc;
 }
 

@@ -371,7 +371,9 @@ static TVal top_index(Chk *c, TlExpr *e)
             return err;
         }
     }
-    return value(b.dt, b.rank < 0 ? -1 : rank, b.rank < 0 ? NULL : shape);
+    /* An unknown rank is checked at run time; the result has one axis
+     * per slice either way. */
+    return value(b.dt, rank, shape);
 }
 
 /* ====================================================================
@@ -872,6 +874,11 @@ static TVal top_on(Chk *c, TlExpr *e)
  * Reductions over top-level tensors
  * ==================================================================== */
 
+static const char *quoted(Chk *c, const TlSymExpr *e)
+{
+    return arena_printf(c->a, "'%s'", sym_str(c->a, e));
+}
+
 /* The candidates for v's range in body: axes of top-level tensors
  * indexed by v alone.  Sets *ext (NULL when the shape is not known
  * before run time); returns 0 when there is none, -1 after reporting
@@ -894,8 +901,8 @@ static int top_range(Chk *c, TlExpr *body, TlVar *v, TlReduce *red,
             e = l->rank > j && l->shape ? l->shape[j] : NULL;
             if (found && *ext && e && !sym_equal(*ext, e)) {
                 diag_error(c->s, x->loc, DIAG_RVAR_AMBIGUOUS, v->name,
-                           sym_str(c->a, *ext), (*at)->a->str, *ax,
-                           sym_str(c->a, e), l->name, j,
+                           quoted(c, *ext), (*at)->a->str, *ax,
+                           quoted(c, e), l->name, j,
                            op_spelling(red->op), v->name,
                            sym_str(c->a, *ext));
                 return -1;
@@ -922,8 +929,8 @@ static int top_range(Chk *c, TlExpr *body, TlVar *v, TlReduce *red,
                 return -1;
             if (r > 0 && found && *ext && e2 && !sym_equal(*ext, e2)) {
                 diag_error(c->s, k->loc, DIAG_RVAR_AMBIGUOUS, v->name,
-                           sym_str(c->a, *ext), (*at)->a->str, *ax,
-                           sym_str(c->a, e2), at2->a->str, ax2,
+                           quoted(c, *ext), (*at)->a->str, *ax,
+                           quoted(c, e2), at2->a->str, ax2,
                            op_spelling(red->op), v->name,
                            sym_str(c->a, *ext));
                 return -1;

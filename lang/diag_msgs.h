@@ -158,7 +158,40 @@ X(SCHED_LAYOUT_TENSOR, ERROR, "'%s' is not a tensor of '%s'")
 /* end of checker schedules section */
 
 /* ---- interpreter: run-time errors ----------------------------------- */
+/* Calls: the arguments against the parameters (at the parameter, with
+ * a note at the call). */
+X(RT_ARG_DTYPE, ERROR, "argument '%s' of '%s' has dtype '%s' but the parameter is '%s'")
+X(RT_ARG_RANK, ERROR, "argument '%s' of '%s' has rank %d but the parameter has rank %d")
+X(RT_SIZE_MISMATCH, ERROR, "size '%s' of '%s' is %lld from '%s' (axis %d) but %lld from '%s' (axis %d)")
+X(RT_SHAPE_MISMATCH, ERROR, "axis %d of '%s' (a parameter of '%s') has size %lld but must be %s = %lld")
+X(RT_MISSING_SCALAR, ERROR, "scalar parameter '%s' of '%s' has no default and was not given")
+X(RT_SIZE_UNDEFINED, ERROR, "%s cannot be computed: %s divides by zero or overflows")
+X(RT_NEGATIVE_EXTENT, ERROR, "output '%s' of '%s' would have the negative size %lld on axis %d (%s)")
+X(RT_TOO_LARGE, ERROR, "'%s' of '%s' cannot be made: %s")
+X(RT_CONST_CHANGED, ERROR, "top-level tensor '%s' is %s but the kernel was checked with %s")
+X(RT_OUTPUT_SHAPE, ERROR, "output '%s' of '%s' has size %lld on axis %d but is declared with %lld")
+/* Inside kernels: "index 512 out of range 0..511 on axis 1 of 'A' at
+ * A[i=3, k=512] (declared at matmul.tdsl:1:14)", at the read, with a
+ * note at the stage naming the point ("while computing C[i=3, j=0]
+ * with k=512"). */
+X(RT_INDEX_OOB, ERROR, "index %lld out of range %s on axis %d of '%s' at %s (declared at %s)")
+X(RT_EMPTY_ARG_REDUCE, ERROR, "'%s' of an empty range has no value: '%s' runs over %lld..%lld")
+/* Externs, at the extern's declaration. */
+X(RT_EXTERN_LIB, ERROR, "cannot load '%s' for extern '%s': %s")
+X(RT_EXTERN_SYMBOL, ERROR, "extern '%s' is not in %s: %s")
+X(RT_EXTERN_TYPE, ERROR, "extern '%s' cannot be called from tdsl: %s has type '%s', which has no C type")
+X(RT_EXTERN_FFI, ERROR, "extern '%s' cannot be called: libffi refuses its signature (status %d)")
+X(RT_EXTERN_SHAPE, ERROR, "axis %d of argument '%s' of '%s' has size %lld but must be %s")
 /* end of runtime section */
 
 /* ---- scripts and the command line ------------------------------------ */
+X(ASSERT_FAILED, ERROR, "assertion failed: %s")
+X(TARGET_UNAVAILABLE, ERROR, "target '%s' is not available yet: %s")
+X(EXTERN_UNAVAILABLE, ERROR, "cannot call extern '%s': calls of externs are not implemented yet")
+X(LOAD_FAILED, ERROR, "cannot load %s")
+X(SAVE_FAILED, ERROR, "cannot save %s")
+X(TENSOR_FILE_KIND, ERROR, "'%s' is not a tensor file: the name must end in .npy or .safetensors")
+X(NPY_KEY, ERROR, "'%s' is a .npy file, which holds one tensor; it has no entry '%s'")
+X(TENSOR_SIZE, ERROR, "cannot make a tensor of shape %s: %s")
+X(EMPTY_REDUCTION, ERROR, "'%s' over an empty range has no result")
 /* end of script section */

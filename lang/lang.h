@@ -684,8 +684,10 @@ float tl_bf16_to_f32(uint16_t h);
  * `*(TlRefKind *)e->sym` says which it is (tl_ref_kind does that).
  *
  * After a successful check, expression types are explicit: every
- * node's `dtype` is the type it is computed in.  Literals are retyped
- * to their context (an EX_INT may carry f32: convert the value).  Where
+ * node's `dtype` is the type it is computed in.  Literals (possibly
+ * negated) are retyped to their context: an EX_INT may carry f32,
+ * convert the value.  Other literal-only expressions (`1 / 2`) are
+ * computed in i32 or f32 and then converted (SPEC 8.3).  Where
  * an operand's type differs from what its parent computes in, the
  * checker inserts an EX_CAST with ival = 1 (implicit; printers show
  * only its operand).  So: arithmetic, min/max/clamp/pow and select
@@ -834,7 +836,11 @@ struct TlFunc {
     TlParam *param;         /* INPUT, OUTPUT: the declaration */
     TlStmt *stmt;           /* the defining statement */
     TlExpr *value;          /* defined by an expression: the checked
-                             * right side (scalar-valued) */
+                             * right side (scalar-valued).  For a
+                             * whole-tensor binding `t = A * 2.0` it is
+                             * the element-wise rewrite over index
+                             * variables _0, _1, ... (`A[_0] * 2.0`);
+                             * stmt->value keeps the text */
     TlReduce **reds;        /* its reductions, inner before outer */
     int nreds;
     TlCall *call;           /* defined by a kernel call: the call and */
@@ -859,7 +865,9 @@ struct TlRead {
     /* Per axis: the index range over the reader's domain (inclusive;
      * NULL unknown, e.g. data-dependent gathers). */
     TlSymExpr **lo, **hi;
-    int check;              /* not proven in bounds: check at run time */
+    int check;              /* not proven in bounds: check at run time,
+                             * once per call from lo/hi where they are
+                             * known, else (gathers) element by element */
     int conditional;        /* inside a select branch (may not run) */
 };
 
@@ -867,9 +875,12 @@ struct TlReduce {
     TlRefKind ref;          /* REF_REDUCE */
     TlOp op;                /* RD_* */
     TlExpr *expr;           /* the EX_REDUCE; expr->a is the body */
-    TlVar **rvars;          /* each with lo/extent */
+    TlVar **rvars;          /* each with lo/extent; at the top level an
+                             * extent is NULL when it comes from a tensor
+                             * whose shape is known only at run time
+                             * (the axis the variable indexes alone) */
     int nrvars;
-    TlFunc *func;
+    TlFunc *func;           /* NULL at the top level */
 };
 
 /* A kernel call: a binding inside a kernel, or a top-level call. */

@@ -390,6 +390,10 @@ static void expr(TlBuf *o, const TlExpr *e, int minprec, int tail)
 {
     int paren;
 
+    /* The checker's implicit conversions (ival == 1) are not part of
+     * the program text: print only what was written. */
+    while (e && e->kind == EX_CAST && e->ival == 1)
+        e = e->a;
     if (!e)
         return;
     paren = needs_parens(e, minprec, tail);

@@ -264,7 +264,7 @@ static int expr_arg(SCtx *x, TlKernelInfo *k, TlDirective *d, TlExpr *e,
                     int pos, TlSchedArg *out)
 {
     Chk *c = x->c;
-    Kern *kc = kern_of(k);
+    Kern *kc = chk_kernel(c, k);    /* lends it this Chk */
     int nerr = c->s->nerrors;
 
     if (e->kind == EX_INT) {

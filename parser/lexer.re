@@ -378,6 +378,8 @@ static int scan_token(PrsLexer *lx, PrsTok *t)
         float    = digit+ "." digit+ expo? | digit+ expo;
         badnum   = digit idc* | digit+ "." digit+ idc+;
         nonascii = letter idc* (utf8mb idc*)+ | utf8mb+ letter (idc | utf8mb)*;
+        dtype    = "f32" | "f64" | "f16" | "bf16" | "i8" | "i16" | "i32"
+                 | "i64" | "u8" | "bool";
 
         $                { return 0; }
         [ \t\r\f\v]+     { continue; }
@@ -408,8 +410,7 @@ static int scan_token(PrsLexer *lx, PrsTok *t)
         "min"            { return TK_MIN; }
         "argmax"         { return TK_ARGMAX; }
         "argmin"         { return TK_ARGMIN; }
-        "f32" | "f64" | "f16" | "bf16" | "i8" | "i16" | "i32" | "i64"
-            | "u8" | "bool" { return TK_DTYPE; }
+        dtype            { return TK_DTYPE; }
         letter idc*      { return TK_IDENT; }
         nonascii         { return non_ascii_ident(lx); }
 

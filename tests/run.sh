@@ -166,6 +166,7 @@ golden() {
 
 golden parse ast dump --ast
 golden fmt expected fmt
+golden pipeline pipeline dump --pipeline
 
 # --------------------------------------------------------------------
 # Round trips, for every example, std module and parse/fmt test:

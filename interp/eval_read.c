@@ -1,0 +1,333 @@
+/*
+ * eval_read.c - reads of tensors, per element and per row, with their
+ * bounds: a plain read outside the tensor's domain is a run-time error
+ * (RT_INDEX_OOB), `zero_pad` gives 0 there and `clamp_edge` the nearest
+ * element (SPEC 7.7, 9.4).  Reads the checker proved in bounds are
+ * checked too: a check costs little here, and a wrong proof must never
+ * turn into a wild load.
+ *
+ * A row read whose varying indices are all affine in the row variable
+ * (`B[k, j]`, `X[n, c, y + r, x * stride + s - pad]`) has its bounds
+ * checked at the row's two ends and becomes one strided load; anything
+ * else (gathers, boundary helpers at the edge, masked lanes) goes lane
+ * by lane.
+ */
+#include "interp/eval_int.h"
+
+#include <string.h>
+
+/* ====================================================================
+ * Messages
+ * ==================================================================== */
+
+/* An index written as a literal shows its value only. */
+static int is_literal(const TlExpr *e)
+{
+    while (e && ((e->kind == EX_CAST && e->ival == 1) ||
+                 (e->kind == EX_UNARY && e->op == OP_NEG)))
+        e = e->a;
+    return e && e->kind == EX_INT;
+}
+
+/* index AXIS of read n is out of range: "A[i=3, k=512]" etc. */
+static void report_oob(ItpFrame *F, ItpNode *n, const int64_t *idx,
+                       int axis)
+{
+    ItpRead *rd = n->rd;
+    ItpSlot *sl = &F->slots[rd->slot];
+    const TlExpr *e = rd->r ? rd->r->expr : n->e;
+    TlBuf at, range;
+
+    buf_init(&at);
+    buf_init(&range);
+    buf_printf(&at, "%s[", rd->func->name);
+    for (int j = 0; j < rd->rank; j++) {
+        const TlExpr *x = e->args.v[j];
+        if (j)
+            buf_puts(&at, ", ");
+        if (!is_literal(x)) {
+            ast_print_expr(&at, x);
+            buf_putc(&at, '=');
+        }
+        buf_printf(&at, "%lld", (long long)idx[j]);
+    }
+    buf_putc(&at, ']');
+    if (sl->ext[axis] > 0)
+        buf_printf(&range, "%lld..%lld", (long long)sl->lo[axis],
+                   (long long)(sl->lo[axis] + sl->ext[axis] - 1));
+    else
+        buf_puts(&range, "(the axis is empty)");
+    diag_error(F->s, e->loc, DIAG_RT_INDEX_OOB, (long long)idx[axis],
+               range.s, axis, rd->func->name, at.s,
+               itp_loc_text(F, rd->func->loc));
+    itp_note_point(F);
+    buf_free(&at);
+    buf_free(&range);
+}
+
+/* ====================================================================
+ * Per element
+ * ==================================================================== */
+
+/* v - lo when lo <= v < lo + ext, else -1 (without overflowing: the
+ * difference modulo 2^64 is below ext exactly for those v). */
+static int64_t rel_index(int64_t v, int64_t lo, int64_t ext)
+{
+    uint64_t rel = (uint64_t)v - (uint64_t)lo;
+    return rel < (uint64_t)ext ? (int64_t)rel : -1;
+}
+
+static ItpVal zero(TlDType dt)
+{
+    ItpVal v;
+    if (dt_is_float(dt))
+        v.f = 0.0;
+    else
+        v.i = 0;
+    return v;
+}
+
+int itp_read1(ItpFrame *F, ItpNode *n, ItpVal *out)
+{
+    ItpRead *rd = n->rd;
+    ItpSlot *sl = &F->slots[rd->slot];
+    const TlTensor *t = sl->t;
+    int64_t idx[TL_MAX_RANK], off = 0;
+
+    TL_ASSERT(t && sl->done);
+    for (int j = 0; j < rd->rank; j++) {
+        ItpVal v;
+        if (itp_eval1(F, rd->idx[j], &v))
+            return -1;
+        idx[j] = v.i;
+    }
+    for (int j = 0; j < rd->rank; j++) {
+        int64_t rel = rel_index(idx[j], sl->lo[j], sl->ext[j]);
+        if (rel < 0) {
+            if (rd->mode == READ_ZERO_PAD) {
+                *out = zero(n->dt);
+                return 0;
+            }
+            if (rd->mode != READ_CLAMP_EDGE || sl->ext[j] == 0) {
+                if (!F->quiet)
+                    report_oob(F, n, idx, j);
+                return -1;
+            }
+            rel = idx[j] < sl->lo[j] ? 0 : sl->ext[j] - 1;
+        }
+        off += rel * t->strides[j];
+    }
+    *out = itp_load(t->dtype, (const char *)t->data +
+                                  off * dt_size(t->dtype));
+    return 0;
+}
+
+/* ====================================================================
+ * Affine indices
+ * ==================================================================== */
+
+static int fits(TlDType dt, int64_t v)
+{
+    switch (dt) {
+    case DT_U8: return v >= 0 && v <= UINT8_MAX;
+    case DT_I8: return v >= INT8_MIN && v <= INT8_MAX;
+    case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
+    case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
+    default: return 1;
+    }
+}
+
+/* b + c * lane holds at both ends of the row without wrapping. */
+static int ends_fit(ItpFrame *F, TlDType dt, int64_t b, int64_t c)
+{
+    int64_t cl, e;
+
+    if (__builtin_mul_overflow(c, (int64_t)(F->n - 1), &cl) ||
+        __builtin_add_overflow(b, cl, &e))
+        return 0;
+    return fits(dt, b) && fits(dt, e);
+}
+
+int itp_affine(ItpFrame *F, ItpNode *n, int64_t *b, int64_t *c)
+{
+    ItpNode *var, *uni;
+    ItpVal u;
+    int64_t vb, vc, nb, nc;
+    int r;
+
+    switch (n->op) {
+    case I_ROWVAR:
+        nb = F->row0;
+        nc = 1;
+        break;
+    case I_CAST:
+        if ((r = itp_affine(F, n->a, &nb, &nc)))
+            return r;
+        break;
+    case I_NEG:
+        if ((r = itp_affine(F, n->a, &vb, &vc)))
+            return r;
+        if (__builtin_sub_overflow((int64_t)0, vb, &nb) ||
+            __builtin_sub_overflow((int64_t)0, vc, &nc))
+            return 1;
+        break;
+    case I_ADD:
+    case I_SUB:
+    case I_MUL:
+        var = n->a->affine && !n->b->vary ? n->a : n->b;
+        uni = var == n->a ? n->b : n->a;
+        if ((r = itp_affine(F, var, &vb, &vc)))
+            return r;
+        if (itp_eval1(F, uni, &u))
+            return -1;
+        if (n->op == I_MUL) {
+            if (__builtin_mul_overflow(vb, u.i, &nb) ||
+                __builtin_mul_overflow(vc, u.i, &nc))
+                return 1;
+        } else if (n->op == I_ADD) {
+            nc = vc;
+            if (__builtin_add_overflow(vb, u.i, &nb))
+                return 1;
+        } else if (var == n->a) {       /* v - u */
+            nc = vc;
+            if (__builtin_sub_overflow(vb, u.i, &nb))
+                return 1;
+        } else {                        /* u - v */
+            if (__builtin_sub_overflow(u.i, vb, &nb) ||
+                __builtin_sub_overflow((int64_t)0, vc, &nc))
+                return 1;
+        }
+        break;
+    default:
+        tl_unreachable();
+    }
+    if (!ends_fit(F, n->dt, nb, nc))
+        return 1;
+    *b = nb;
+    *c = nc;
+    return 0;
+}
+
+/* ====================================================================
+ * Rows
+ * ==================================================================== */
+
+/* n elements of dtype dt from p, `step` elements apart. */
+static void load_strided(TlDType dt, const char *p, int64_t step, int n,
+                         ItpVal *out)
+{
+    int es = dt_size(dt);
+
+    switch (dt) {
+    case DT_F32: {
+        const float *q = (const float *)(const void *)p;
+        if (step == 1)
+            for (int l = 0; l < n; l++)
+                out[l].f = q[l];
+        else
+            for (int l = 0; l < n; l++)
+                out[l].f = q[l * step];
+        return;
+    }
+    case DT_F64: {
+        const double *q = (const double *)(const void *)p;
+        for (int l = 0; l < n; l++)
+            out[l].f = q[l * step];
+        return;
+    }
+    case DT_I32: {
+        const int32_t *q = (const int32_t *)(const void *)p;
+        for (int l = 0; l < n; l++)
+            out[l].i = q[l * step];
+        return;
+    }
+    case DT_I64: {
+        const int64_t *q = (const int64_t *)(const void *)p;
+        for (int l = 0; l < n; l++)
+            out[l].i = q[l * step];
+        return;
+    }
+    default:
+        for (int l = 0; l < n; l++)
+            out[l] = itp_load(dt, p + (int64_t)l * step * es);
+        return;
+    }
+}
+
+int itp_read_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
+{
+    ItpRead *rd = n->rd;
+    ItpSlot *sl = &F->slots[rd->slot];
+    const TlTensor *t = sl->t;
+    const char *data = t->data;
+    int64_t b[TL_MAX_RANK], c[TL_MAX_RANK];
+    const ItpVal *gen[TL_MAX_RANK];
+    int es = dt_size(t->dtype), ngen = 0, N = F->n;
+    ItpVal *out = n->buf, z = zero(n->dt);
+
+    TL_ASSERT(sl->done && t->dtype == n->dt);
+    for (int j = 0; j < rd->rank; j++) {
+        ItpNode *x = rd->idx[j];
+        ItpVal v;
+        int r = 1;
+        gen[j] = NULL;
+        c[j] = 0;
+        if (!x->vary) {
+            if (itp_eval1(F, x, &v))
+                return -1;
+            b[j] = v.i;
+            continue;
+        }
+        if (x->affine && (r = itp_affine(F, x, &b[j], &c[j])) < 0)
+            return -1;
+        if (r) {
+            if (itp_eval_row(F, x, mask))
+                return -1;
+            gen[j] = x->buf;
+            ngen++;
+        }
+    }
+    /* Affine in every axis and inside the domain at both ends: one
+     * strided load (masked lanes are in bounds too, so they load). */
+    if (!ngen) {
+        int64_t off = 0, step = 0;
+        int inside = 1;
+        for (int j = 0; j < rd->rank && inside; j++) {
+            int64_t r0 = rel_index(b[j], sl->lo[j], sl->ext[j]);
+            int64_t r1 = rel_index(b[j] + c[j] * (N - 1), sl->lo[j],
+                                   sl->ext[j]);
+            inside = r0 >= 0 && r1 >= 0;
+            off += r0 * t->strides[j];
+            if (N > 1)
+                step += c[j] * t->strides[j];
+        }
+        if (inside) {
+            load_strided(t->dtype, data + off * es, step, N, out);
+            return 0;
+        }
+    }
+    for (int l = 0; l < N; l++) {
+        int64_t off = 0;
+        int outside = 0;
+        if (mask && !mask[l]) {
+            out[l] = z;
+            continue;
+        }
+        for (int j = 0; j < rd->rank; j++) {
+            int64_t v = gen[j] ? gen[j][l].i : b[j] + c[j] * l;
+            int64_t rel = rel_index(v, sl->lo[j], sl->ext[j]);
+            if (rel < 0) {
+                if (rd->mode == READ_ZERO_PAD) {
+                    outside = 1;
+                    break;
+                }
+                if (rd->mode != READ_CLAMP_EDGE || sl->ext[j] == 0)
+                    return -1;
+                rel = v < sl->lo[j] ? 0 : sl->ext[j] - 1;
+            }
+            off += rel * t->strides[j];
+        }
+        out[l] = outside ? z : itp_load(t->dtype, data + off * es);
+    }
+    return 0;
+}

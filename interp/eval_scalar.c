@@ -1,0 +1,332 @@
+/*
+ * eval_scalar.c - the per-element walk over a compiled node tree, and
+ * the operations on single values that define the language's
+ * arithmetic (SPEC sections 7 and 8).  The row evaluator (eval_row.c)
+ * calls the same operations, or loops that compute exactly what they
+ * compute, so the two modes agree bit for bit.
+ *
+ * Floats are computed in double and rounded to the node's dtype after
+ * every operation.  For + - * / and sqrt this gives the correctly
+ * rounded result of the dtype (a double holds more than twice the
+ * digits of an f32, so the double rounding is harmless); the other math
+ * functions may differ from a float-precision libm by an ulp, which
+ * SPEC 8.5 allows.  Integers are computed in int64 and wrapped to the
+ * dtype; `/` and `%` round toward negative infinity, and give 0 for a
+ * zero divisor (SPEC 8.5).
+ */
+#include "interp/eval_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ====================================================================
+ * Dtype arithmetic
+ * ==================================================================== */
+
+double itp_round(TlDType dt, double x)
+{
+    switch (dt) {
+    case DT_F32: return (double)(float)x;
+    case DT_F16: return tl_f16_to_f32(tl_f64_to_f16(x));
+    case DT_BF16: return tl_bf16_to_f32(tl_f64_to_bf16(x));
+    default: return x;
+    }
+}
+
+int64_t itp_wrap(TlDType dt, int64_t v)
+{
+    switch (dt) {
+    case DT_BOOL: return v != 0;
+    case DT_U8: return (uint8_t)v;
+    case DT_I8: return (int8_t)(uint8_t)v;
+    case DT_I16: return (int16_t)(uint16_t)v;
+    case DT_I32: return (int32_t)(uint32_t)v;
+    default: return v;
+    }
+}
+
+/* An integer converted to float dtype dt in one rounding step. */
+static double int_to_float(TlDType dt, int64_t v)
+{
+    switch (dt) {
+    case DT_F32: return (double)(float)v;
+    case DT_F16: return tl_f16_to_f32(tl_i64_to_f16(v));
+    case DT_BF16: return tl_bf16_to_f32(tl_i64_to_bf16(v));
+    default: return (double)v;
+    }
+}
+
+ItpVal itp_cast(TlDType to, TlDType from, ItpVal v)
+{
+    ItpVal r;
+
+    if (dt_is_float(from)) {
+        if (dt_is_float(to))
+            r.f = itp_round(to, v.f);
+        else
+            r.i = tl_f64_to_int(to, v.f);
+    } else if (dt_is_float(to)) {
+        r.f = int_to_float(to, v.i);
+    } else {
+        r.i = itp_wrap(to, v.i);
+    }
+    return r;
+}
+
+ItpVal itp_load(TlDType dt, const void *p)
+{
+    ItpVal v;
+
+    if (dt_is_float(dt))
+        v.f = tl_dt_load_f64(dt, p);
+    else
+        v.i = tl_dt_load_i64(dt, p);
+    return v;
+}
+
+void itp_store(TlDType dt, void *p, ItpVal v)
+{
+    if (dt_is_float(dt))
+        tl_dt_store_f64(dt, p, v.f);
+    else
+        tl_dt_store_i64(dt, p, v.i);
+}
+
+/* Floor division and modulo (sign of the divisor); by zero 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q;
+
+    if (b == 0)
+        return 0;
+    if (b == -1)                /* INT64_MIN / -1 wraps */
+        return (int64_t)(0 - (uint64_t)a);
+    q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static int64_t floor_mod(int64_t a, int64_t b)
+{
+    int64_t r;
+
+    if (b == 0 || b == -1)
+        return 0;
+    r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+/* Python's float modulo: exact fmod, moved to the divisor's sign. */
+static double float_mod(double a, double b)
+{
+    double m = fmod(a, b);
+
+    if (m != 0) {
+        if ((b < 0) != (m < 0))
+            m += b;
+    } else {
+        m = copysign(0.0, b);
+    }
+    return m;
+}
+
+ItpVal itp_min(TlDType dt, ItpVal a, ItpVal b)
+{
+    if (dt_is_float(dt)) {
+        if (isnan(a.f))
+            return a;
+        if (isnan(b.f))
+            return b;
+        return b.f < a.f ? b : a;
+    }
+    return b.i < a.i ? b : a;
+}
+
+ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b)
+{
+    if (dt_is_float(dt)) {
+        if (isnan(a.f))
+            return a;
+        if (isnan(b.f))
+            return b;
+        return b.f > a.f ? b : a;
+    }
+    return b.i > a.i ? b : a;
+}
+
+static double sigmoid(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a)
+{
+    ItpVal r;
+    double x = a.f;
+
+    if (!dt_is_float(dt)) {
+        switch (op) {
+        case I_NEG: r.i = itp_wrap(dt, (int64_t)(0 - (uint64_t)a.i)); break;
+        case I_NOT: r.i = !a.i; break;
+        case I_ABS:
+            r.i = itp_wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
+            break;
+        default: tl_unreachable();
+        }
+        return r;
+    }
+    switch (op) {
+    case I_NEG: x = -x; break;
+    case I_ABS: x = fabs(x); break;
+    case I_EXP: x = exp(x); break;
+    case I_LOG: x = log(x); break;
+    case I_SQRT: x = sqrt(x); break;
+    case I_RSQRT: x = 1.0 / sqrt(x); break;
+    case I_TANH: x = tanh(x); break;
+    case I_SIGMOID: x = sigmoid(x); break;
+    case I_ERF: x = erf(x); break;
+    case I_SIN: x = sin(x); break;
+    case I_COS: x = cos(x); break;
+    case I_FLOOR: x = floor(x); break;
+    case I_CEIL: x = ceil(x); break;
+    case I_ROUND: x = nearbyint(x); break;   /* ties to even */
+    default: tl_unreachable();
+    }
+    r.f = itp_round(dt, x);
+    return r;
+}
+
+static ItpVal int_binary(ItpOp op, TlDType dt, int64_t a, int64_t b)
+{
+    ItpVal r;
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+
+    switch (op) {
+    case I_ADD: r.i = itp_wrap(dt, (int64_t)(ua + ub)); break;
+    case I_SUB: r.i = itp_wrap(dt, (int64_t)(ua - ub)); break;
+    case I_MUL: r.i = itp_wrap(dt, (int64_t)(ua * ub)); break;
+    case I_DIV: r.i = itp_wrap(dt, floor_div(a, b)); break;
+    case I_MOD: r.i = itp_wrap(dt, floor_mod(a, b)); break;
+    case I_EQ: r.i = a == b; break;
+    case I_NE: r.i = a != b; break;
+    case I_LT: r.i = a < b; break;
+    case I_LE: r.i = a <= b; break;
+    case I_GT: r.i = a > b; break;
+    case I_GE: r.i = a >= b; break;
+    case I_AND: r.i = a && b; break;
+    case I_OR: r.i = a || b; break;
+    case I_MIN: r.i = b < a ? b : a; break;
+    case I_MAX: r.i = b > a ? b : a; break;
+    default: tl_unreachable();
+    }
+    return r;
+}
+
+ItpVal itp_binary(ItpOp op, TlDType dt, ItpVal a, ItpVal b)
+{
+    ItpVal r;
+    double x = a.f, y = b.f;
+
+    if (!dt_is_float(dt))
+        return int_binary(op, dt, a.i, b.i);
+    switch (op) {
+    case I_ADD: r.f = itp_round(dt, x + y); return r;
+    case I_SUB: r.f = itp_round(dt, x - y); return r;
+    case I_MUL: r.f = itp_round(dt, x * y); return r;
+    case I_DIV: r.f = itp_round(dt, x / y); return r;
+    case I_MOD: r.f = itp_round(dt, float_mod(x, y)); return r;
+    case I_POW: r.f = itp_round(dt, pow(x, y)); return r;
+    case I_EQ: r.i = x == y; return r;
+    case I_NE: r.i = x != y; return r;
+    case I_LT: r.i = x < y; return r;
+    case I_LE: r.i = x <= y; return r;
+    case I_GT: r.i = x > y; return r;
+    case I_GE: r.i = x >= y; return r;
+    case I_MIN: return itp_min(dt, a, b);
+    case I_MAX: return itp_max(dt, a, b);
+    default: tl_unreachable();
+    }
+}
+
+/* ====================================================================
+ * The walk
+ * ==================================================================== */
+
+static int extern1(ItpFrame *F, ItpNode *n, ItpVal *out)
+{
+    ItpExt *x = n->ext;
+    ItpVal args[64];
+    ItpFfiFn *fn;
+
+    TL_ASSERT(x->nargs <= 64);
+    for (int i = 0; i < x->nargs; i++)
+        if (itp_eval1(F, x->args[i], &args[i]))
+            return -1;
+    fn = itp_ffi_get(F->rt, x->x, F->quiet, x->loc);
+    if (!fn) {
+        if (!F->quiet)
+            itp_note_point(F);
+        return -1;
+    }
+    *out = itp_ffi_call(fn, args);
+    return 0;
+}
+
+int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out)
+{
+    ItpVal a, b, c;
+
+    switch (n->op) {
+    case I_CONST:
+        *out = n->k;
+        return 0;
+    case I_VAR:
+    case I_ROWVAR:
+        *out = F->env[n->var];
+        if (!dt_is_float(n->dt))
+            out->i = itp_wrap(n->dt, out->i);
+        return 0;
+    case I_READ:
+        return itp_read1(F, n, out);
+    case I_CAST:
+        if (itp_eval1(F, n->a, &a))
+            return -1;
+        *out = itp_cast(n->dt, n->a->dt, a);
+        return 0;
+    case I_NEG: case I_NOT: case I_ABS: case I_EXP: case I_LOG:
+    case I_SQRT: case I_RSQRT: case I_TANH: case I_SIGMOID: case I_ERF:
+    case I_SIN: case I_COS: case I_FLOOR: case I_CEIL: case I_ROUND:
+        if (itp_eval1(F, n->a, &a))
+            return -1;
+        *out = itp_unary(n->op, n->dt, a);
+        return 0;
+    case I_ADD: case I_SUB: case I_MUL: case I_DIV: case I_MOD:
+    case I_EQ: case I_NE: case I_LT: case I_LE: case I_GT: case I_GE:
+    case I_AND: case I_OR: case I_MIN: case I_MAX: case I_POW:
+        /* Both operands always (SPEC 7.2: && and || do not skip). */
+        if (itp_eval1(F, n->a, &a) || itp_eval1(F, n->b, &b))
+            return -1;
+        *out = itp_binary(n->op, n->a->dt, a, b);
+        return 0;
+    case I_CLAMP:
+        if (itp_eval1(F, n->a, &a) || itp_eval1(F, n->b, &b) ||
+            itp_eval1(F, n->c, &c))
+            return -1;
+        *out = itp_min(n->dt, itp_max(n->dt, a, b), c);
+        return 0;
+    case I_SELECT:
+        if (itp_eval1(F, n->c, &c))
+            return -1;
+        return itp_eval1(F, c.i ? n->a : n->b, out);
+    case I_REDUCE:
+        return itp_reduce1(F, n, out);
+    case I_EXTERN:
+        return extern1(F, n, out);
+    case I__COUNT:
+        break;
+    }
+    tl_unreachable();
+}

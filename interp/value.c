@@ -1,0 +1,532 @@
+/*
+ * value.c - run-time values of top-level expressions and names: making,
+ * copying, freeing and printing them, the table of bound names, and
+ * arithmetic on scalars with the language's rules (SPEC 8).
+ *
+ * A scalar is held as a value of its dtype exactly, so every operation
+ * is "convert the operands, compute, convert the result" through the
+ * one definition of the casts in lang/tensor.c (tl_dt_store_*).
+ */
+#include "interp/script_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ====================================================================
+ * Values
+ * ==================================================================== */
+
+void itp_value_free(TlValue *v)
+{
+    if (!v)
+        return;
+    tl_tensor_unref(v->t);
+    free(v->s);
+    for (int i = 0; i < v->n; i++)
+        itp_value_free(&v->items[i]);
+    free(v->items);
+    memset(v, 0, sizeof *v);
+    v->kind = VAL_NONE;
+}
+
+TlValue itp_value_copy(const TlValue *v)
+{
+    TlValue r = *v;
+
+    if (v->t)
+        tl_tensor_ref(v->t);
+    if (v->s)
+        r.s = tl_xstrdup(v->s);
+    if (v->n) {
+        r.items = tl_xcalloc((size_t)v->n, sizeof *r.items);
+        for (int i = 0; i < v->n; i++)
+            r.items[i] = itp_value_copy(&v->items[i]);
+    }
+    return r;
+}
+
+/* Reads a VAL_NUM back from one stored element of dtype dt. */
+static TlValue num_load(TlDType dt, const void *p)
+{
+    TlValue r;
+
+    memset(&r, 0, sizeof r);
+    r.kind = VAL_NUM;
+    r.dtype = dt;
+    if (dt_is_float(dt))
+        r.f = tl_dt_load_f64(dt, p);
+    else
+        r.i = tl_dt_load_i64(dt, p);
+    return r;
+}
+
+TlValue itp_num_i64(TlDType dt, int64_t v)
+{
+    unsigned char buf[8];
+
+    tl_dt_store_i64(dt, buf, v);
+    return num_load(dt, buf);
+}
+
+TlValue itp_num_f64(TlDType dt, double v)
+{
+    unsigned char buf[8];
+
+    tl_dt_store_f64(dt, buf, v);
+    return num_load(dt, buf);
+}
+
+double itp_num_get_f64(const TlValue *v)
+{
+    return dt_is_float(v->dtype) ? v->f : (double)v->i;
+}
+
+int64_t itp_num_get_i64(const TlValue *v)
+{
+    return dt_is_float(v->dtype) ? tl_f64_to_int(DT_I64, v->f) : v->i;
+}
+
+TlValue itp_num_cast(const TlValue *v, TlDType to)
+{
+    return dt_is_float(v->dtype) ? itp_num_f64(to, v->f)
+                                 : itp_num_i64(to, v->i);
+}
+
+TlTensor *itp_value_tensor(const TlValue *v)
+{
+    TlTensor *t;
+
+    if (v->kind == VAL_TENSOR)
+        return tl_tensor_ref(v->t);
+    if (v->kind != VAL_NUM)
+        return NULL;
+    t = tl_tensor_new(v->dtype, 0, NULL, NULL, 0);
+    TL_ASSERT(t);
+    if (dt_is_float(v->dtype))
+        tl_dt_store_f64(v->dtype, t->data, v->f);
+    else
+        tl_dt_store_i64(v->dtype, t->data, v->i);
+    return t;
+}
+
+TlValue itp_value_of_tensor(TlTensor *t)
+{
+    TlValue r;
+
+    memset(&r, 0, sizeof r);
+    if (t->rank == 0) {
+        r = num_load(t->dtype, t->data);
+        tl_tensor_unref(t);
+        return r;
+    }
+    r.kind = VAL_TENSOR;
+    r.t = t;
+    return r;
+}
+
+/* ====================================================================
+ * Printing
+ * ==================================================================== */
+
+/* A scalar as numpy prints one: the shortest digits at its precision. */
+static void print_num(TlBuf *out, const TlValue *v)
+{
+    TlPrintOpts o = tl_print_defaults;
+    TlTensor *t = itp_value_tensor(v);
+
+    o.header = 0;
+    tl_tensor_print(out, t, &o);
+    tl_tensor_unref(t);
+}
+
+static void print_string_lit(TlBuf *out, const char *s)
+{
+    buf_putc(out, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            buf_putc(out, '\\');
+        if (*s == '\n')
+            buf_puts(out, "\\n");
+        else if (*s == '\t')
+            buf_puts(out, "\\t");
+        else
+            buf_putc(out, *s);
+    }
+    buf_putc(out, '"');
+}
+
+/* An element of a list: strings in quotes, so ["a, b"] stays clear. */
+static void print_item(TlBuf *out, const TlValue *v)
+{
+    if (v->kind == VAL_STR)
+        print_string_lit(out, v->s);
+    else
+        itp_value_print(out, v);
+}
+
+void itp_value_print(TlBuf *out, const TlValue *v)
+{
+    switch (v->kind) {
+    case VAL_NONE:
+        buf_puts(out, "none");
+        return;
+    case VAL_NUM:
+        print_num(out, v);
+        return;
+    case VAL_TENSOR:
+        if (v->is_shape && v->t->rank == 1) {
+            buf_putc(out, '[');
+            for (int64_t i = 0; i < v->t->shape[0]; i++)
+                buf_printf(out, "%s%lld", i ? ", " : "",
+                           (long long)tl_tensor_get_i64(v->t, &i));
+            buf_putc(out, ']');
+            return;
+        }
+        tl_tensor_print(out, v->t, NULL);
+        return;
+    case VAL_STR:
+        buf_puts(out, v->s);
+        return;
+    case VAL_DTYPE:
+        buf_puts(out, dt_name(v->dtype));
+        return;
+    case VAL_LIST:
+        buf_putc(out, '[');
+        for (int i = 0; i < v->n; i++) {
+            if (i)
+                buf_puts(out, ", ");
+            print_item(out, &v->items[i]);
+        }
+        buf_putc(out, ']');
+        return;
+    case VAL_MULTI:
+        for (int i = 0; i < v->n; i++) {
+            if (i)
+                buf_putc(out, '\n');
+            itp_value_print(out, &v->items[i]);
+        }
+        return;
+    }
+}
+
+void itp_value_type(TlBuf *out, const TlValue *v)
+{
+    switch (v->kind) {
+    case VAL_NONE: buf_puts(out, "none"); return;
+    case VAL_NUM: buf_puts(out, dt_name(v->dtype)); return;
+    case VAL_TENSOR: tl_tensor_print_type(out, v->t); return;
+    case VAL_STR: buf_puts(out, "string"); return;
+    case VAL_DTYPE: buf_puts(out, "dtype"); return;
+    case VAL_LIST: buf_puts(out, "list"); return;
+    case VAL_MULTI:
+        buf_putc(out, '(');
+        for (int i = 0; i < v->n; i++) {
+            if (i)
+                buf_puts(out, ", ");
+            itp_value_type(out, &v->items[i]);
+        }
+        buf_putc(out, ')');
+        return;
+    }
+}
+
+void itp_num_text(TlBuf *out, TlDType dt, double v)
+{
+    char tmp[40];
+
+    if (isnan(v)) {
+        buf_puts(out, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        buf_puts(out, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    if (!dt_is_float(dt)) {
+        buf_printf(out, "%.0f", v);
+        return;
+    }
+    /* The fewest significant digits that give v back in dt. */
+    for (int p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*g", p, v);
+        if (itp_num_f64(dt, strtod(tmp, NULL)).f == itp_num_f64(dt, v).f)
+            break;
+    }
+    buf_puts(out, tmp);
+}
+
+/* ====================================================================
+ * Bound names
+ * ==================================================================== */
+
+ItpBinding *itp_find_let(TlInterp *ip, const TlLet *let)
+{
+    for (int i = ip->nbind - 1; i >= 0; i--)
+        if (ip->bind[i].let == let)
+            return &ip->bind[i];
+    return NULL;
+}
+
+ItpBinding *itp_find_name(TlInterp *ip, const char *name)
+{
+    for (int i = ip->nbind - 1; i >= 0; i--)
+        if (!strcmp(ip->bind[i].name, name))
+            return &ip->bind[i];
+    return NULL;
+}
+
+static void drop(ItpBinding *b)
+{
+    free(b->name);
+    itp_value_free(&b->v);
+    tl_tensor_unref(b->t0);
+}
+
+void itp_bind(TlInterp *ip, const char *name, const TlLet *let, TlValue v)
+{
+    ItpBinding *old = let ? itp_find_let(ip, let) : NULL;
+
+    if (!old) {
+        old = itp_find_name(ip, name);
+        /* A kernel checked against that definition may still read it
+         * (the REPL defines names again); anything else can go. */
+        if (old && old->let && old->let->func)
+            old = NULL;
+    }
+    if (old) {
+        drop(old);
+        memmove(old, old + 1,
+                (size_t)(ip->bind + ip->nbind - old - 1) * sizeof *old);
+        ip->nbind--;
+    }
+    if (ip->nbind == ip->bind_cap) {
+        ip->bind_cap = ip->bind_cap ? 2 * ip->bind_cap : 16;
+        ip->bind = tl_xrealloc(ip->bind,
+                               (size_t)ip->bind_cap * sizeof *ip->bind);
+    }
+    ip->bind[ip->nbind].name = tl_xstrdup(name);
+    ip->bind[ip->nbind].let = let;
+    ip->bind[ip->nbind].v = v;
+    ip->bind[ip->nbind].t0 = NULL;
+    ip->nbind++;
+}
+
+void itp_bindings_free(TlInterp *ip)
+{
+    for (int i = 0; i < ip->nbind; i++)
+        drop(&ip->bind[i]);
+    free(ip->bind);
+    ip->bind = NULL;
+    ip->nbind = ip->bind_cap = 0;
+}
+
+/* ====================================================================
+ * Scalar arithmetic
+ * ==================================================================== */
+
+/* Orders float dtypes by width (f16 and bf16 tie). */
+static int float_rank(TlDType t)
+{
+    switch (t) {
+    case DT_F16: case DT_BF16: return 1;
+    case DT_F32: return 2;
+    default: return 3;
+    }
+}
+
+TlDType itp_promote(TlDType a, TlDType b)
+{
+    if (a == b)
+        return a;
+    if (a == DT_BOOL)
+        return b;
+    if (b == DT_BOOL)
+        return a;
+    if (dt_is_float(a) || dt_is_float(b)) {
+        if (!dt_is_float(b))
+            return a;
+        if (!dt_is_float(a))
+            return b;
+        /* f16 with bf16: neither holds the other. */
+        if (float_rank(a) == float_rank(b))
+            return DT_F32;
+        return float_rank(a) > float_rank(b) ? a : b;
+    }
+    /* Two integers: the wider; a signed one of twice the width when an
+     * unsigned meets a signed of its own width (u8 with i8: i16). */
+    {
+        int sa = dt_size(a), sb = dt_size(b);
+        int signd = dt_is_signed(a) || dt_is_signed(b);
+        int size = sa > sb ? sa : sb;
+        if (signd && ((!dt_is_signed(a) && sa == size) ||
+                      (!dt_is_signed(b) && sb == size)))
+            size *= 2;
+        switch (size) {
+        case 1: return signd ? DT_I8 : DT_U8;
+        case 2: return DT_I16;
+        case 4: return DT_I32;
+        default: return DT_I64;
+        }
+    }
+}
+
+static TlValue boolean(int v)
+{
+    return itp_num_i64(DT_BOOL, v != 0);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q;
+
+    if (b == 0)
+        return 0;
+    if (b == -1)
+        return (int64_t)(0 - (uint64_t)a);   /* INT64_MIN wraps */
+    q = a / b;
+    if (a % b != 0 && ((a < 0) != (b < 0)))
+        q--;
+    return q;
+}
+
+static int64_t floor_mod(int64_t a, int64_t b)
+{
+    int64_t r;
+
+    if (b == 0 || b == -1)
+        return 0;
+    r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
+
+static int compare(TlOp op, double x, double y)
+{
+    switch (op) {
+    case OP_EQ: return x == y;
+    case OP_NE: return x != y;
+    case OP_LT: return x < y;
+    case OP_LE: return x <= y;
+    case OP_GT: return x > y;
+    default: return x >= y;
+    }
+}
+
+static int compare_int(TlOp op, int64_t x, int64_t y)
+{
+    switch (op) {
+    case OP_EQ: return x == y;
+    case OP_NE: return x != y;
+    case OP_LT: return x < y;
+    case OP_LE: return x <= y;
+    case OP_GT: return x > y;
+    default: return x >= y;
+    }
+}
+
+TlValue itp_num_binary(TlOp op, TlDType dt, const TlValue *a,
+                       const TlValue *b)
+{
+    TlValue x = itp_num_cast(a, dt), y = itp_num_cast(b, dt);
+
+    if (op == OP_AND)
+        return boolean(x.i && y.i);
+    if (op == OP_OR)
+        return boolean(x.i || y.i);
+    if (dt_is_float(dt)) {
+        double p = x.f, q = y.f;
+        switch (op) {
+        case OP_ADD: return itp_num_f64(dt, p + q);
+        case OP_SUB: return itp_num_f64(dt, p - q);
+        case OP_MUL: return itp_num_f64(dt, p * q);
+        case OP_DIV: return itp_num_f64(dt, p / q);
+        case OP_MOD: return itp_num_f64(dt, p - q * floor(p / q));
+        default: return boolean(compare(op, p, q));
+        }
+    }
+    {
+        /* In uint64 so that overflow wraps instead of being undefined;
+         * storing into dt keeps the low bits. */
+        uint64_t p = (uint64_t)x.i, q = (uint64_t)y.i;
+        switch (op) {
+        case OP_ADD: return itp_num_i64(dt, (int64_t)(p + q));
+        case OP_SUB: return itp_num_i64(dt, (int64_t)(p - q));
+        case OP_MUL: return itp_num_i64(dt, (int64_t)(p * q));
+        case OP_DIV: return itp_num_i64(dt, floor_div(x.i, y.i));
+        case OP_MOD: return itp_num_i64(dt, floor_mod(x.i, y.i));
+        default: return boolean(compare_int(op, x.i, y.i));
+        }
+    }
+}
+
+TlValue itp_num_unary(TlOp op, TlDType dt, const TlValue *a)
+{
+    TlValue x = itp_num_cast(a, dt);
+
+    if (op == OP_NOT)
+        return boolean(!x.i);
+    if (dt_is_float(dt))
+        return itp_num_f64(dt, -x.f);
+    return itp_num_i64(dt, (int64_t)(0 - (uint64_t)x.i));
+}
+
+/* min/max with NaN winning and, on a tie, the first operand. */
+static TlValue pick(int want_max, const TlValue *x, const TlValue *y)
+{
+    if (dt_is_float(x->dtype)) {
+        if (isnan(x->f) || isnan(y->f))
+            return isnan(x->f) ? *x : *y;
+        if (want_max ? y->f > x->f : y->f < x->f)
+            return *y;
+        return *x;
+    }
+    if (want_max ? y->i > x->i : y->i < x->i)
+        return *y;
+    return *x;
+}
+
+TlValue itp_num_builtin(TlBuiltinId id, TlDType dt, const TlValue *args,
+                        int n)
+{
+    TlValue v[3];
+    double x;
+
+    TL_ASSERT(n >= 1 && n <= 3);
+    for (int i = 0; i < n; i++)
+        v[i] = itp_num_cast(&args[i], dt);
+    switch (id) {
+    case BI_MIN: return pick(0, &v[0], &v[1]);
+    case BI_MAX: return pick(1, &v[0], &v[1]);
+    case BI_CLAMP: {
+        TlValue lo = pick(1, &v[0], &v[1]);
+        return pick(0, &lo, &v[2]);
+    }
+    case BI_ABS:
+        if (!dt_is_float(dt))
+            return itp_num_i64(dt, v[0].i < 0 ? (int64_t)(0 - (uint64_t)v[0].i)
+                                              : v[0].i);
+        return itp_num_f64(dt, fabs(v[0].f));
+    default:
+        break;
+    }
+    x = itp_num_get_f64(&v[0]);
+    switch (id) {
+    case BI_POW: return itp_num_f64(dt, pow(x, itp_num_get_f64(&v[1])));
+    case BI_EXP: return itp_num_f64(dt, exp(x));
+    case BI_LOG: return itp_num_f64(dt, log(x));
+    case BI_SQRT: return itp_num_f64(dt, sqrt(x));
+    case BI_RSQRT: return itp_num_f64(dt, 1.0 / sqrt(x));
+    case BI_TANH: return itp_num_f64(dt, tanh(x));
+    case BI_SIGMOID: return itp_num_f64(dt, 1.0 / (1.0 + exp(-x)));
+    case BI_ERF: return itp_num_f64(dt, erf(x));
+    case BI_SIN: return itp_num_f64(dt, sin(x));
+    case BI_COS: return itp_num_f64(dt, cos(x));
+    case BI_FLOOR: return itp_num_f64(dt, floor(x));
+    case BI_CEIL: return itp_num_f64(dt, ceil(x));
+    case BI_ROUND: return itp_num_f64(dt, nearbyint(x));   /* ties even */
+    default:
+        tl_unreachable();
+    }
+}
