@@ -48,6 +48,9 @@ GEN_OBJ = $(GEN_SRC:.c=.o)
 CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 UNIT_OBJ = $(UNIT_SRC:%.c=build/obj/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+BENCH_SRC = $(wildcard bench/*.c)
+BENCH_OBJ = $(BENCH_SRC:%.c=build/obj/%.o)
+BENCH_BIN = $(BENCH_SRC:bench/%.c=build/bench/%)
 
 LIB = build/libtdsl.a
 
@@ -82,7 +85,8 @@ all: $(LIB) tdsl
 # Every compile waits for the generated headers (the lexer needs the
 # token codes in grammar.h); after the first build -MMD tracks the
 # real dependencies.  config.mk and config.h changing rebuilds all.
-$(LIB_OBJ) $(CLI_OBJ) $(UNIT_OBJ): build/obj/%.o: %.c config.mk config.h \
+$(LIB_OBJ) $(CLI_OBJ) $(UNIT_OBJ) $(BENCH_OBJ): build/obj/%.o: %.c \
+                                   config.mk config.h \
                                    | $(GEN_H)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ALL_CPPFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -123,6 +127,15 @@ $(UNIT_BIN): build/tests/%: build/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
 
+# Benchmarks (not tests): each bench/NAME.c is a program of its own;
+# `make bench` builds and runs them all.
+$(BENCH_BIN): build/bench/%: build/obj/bench/%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
+
+bench: $(BENCH_BIN)
+	for b in $(BENCH_BIN); do $$b || exit 1; done
+
 # Remade every time: `make install prefix=...` may change the folders.
 build/tdsl.pc: FORCE
 	@mkdir -p $(@D)
@@ -141,10 +154,11 @@ check: all $(UNIT_BIN)
 	sh tests/run.sh $(T)
 
 # The fuzz target builds the whole library again with clang, libFuzzer
-# coverage and ASan+UBSan, then fuzzes the front end (lexer, parser,
-# checker, printer) for FUZZ_SECONDS.  Seeds: tests/fuzz/corpus and
-# examples/; tests/fuzz/tdsl.dict lists the tokens.
-# New inputs go to build/fuzz/corpus; a crash, leak or hang stops the
+# coverage and ASan+UBSan, then fuzzes for FUZZ_SECONDS each the front
+# end (lexer, parser, checker, printer; seeds: tests/fuzz/corpus and
+# examples/, tests/fuzz/tdsl.dict lists the tokens) and the .npy and
+# .safetensors readers (seeds: tests/fuzz/corpus_tensorio).
+# New inputs go to build/fuzz/corpus*; a crash, leak or hang stops the
 # run, fails make and leaves the input in build/fuzz/.
 FUZZ_SECONDS = 60
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -152,12 +166,12 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzzobj/%.o) \
                $(GEN_SRC:build/%.c=build/fuzzobj/gen/%.o)
 FUZZ_LIB = build/fuzzobj/libtdsl.a
+FUZZ_BIN = build/fuzz_front build/fuzz_tensorio
+FUZZ_MAIN_OBJ = $(FUZZ_BIN:build/%=build/fuzzobj/tests/fuzz/%.o)
 FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-             -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-             -artifact_prefix=build/fuzz/ \
-             $(if $(wildcard tests/fuzz/tdsl.dict),-dict=tests/fuzz/tdsl.dict)
+             -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 
-$(LIB_SRC:%.c=build/fuzzobj/%.o) build/fuzzobj/tests/fuzz/fuzz_front.o: \
+$(LIB_SRC:%.c=build/fuzzobj/%.o) $(FUZZ_MAIN_OBJ): \
 build/fuzzobj/%.o: %.c config.mk config.h | $(GEN_H) fuzz-cc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
@@ -172,7 +186,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-build/fuzz_front: build/fuzzobj/tests/fuzz/fuzz_front.o $(FUZZ_LIB)
+$(FUZZ_BIN): build/%: build/fuzzobj/tests/fuzz/%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) \
 	    $(LINK_LIBS)
 
@@ -182,12 +196,17 @@ fuzz-cc:
 	    echo "  apt-get install clang libclang-rt-14-dev" >&2; \
 	    echo "then rerun ./configure" >&2; exit 1; }
 
-fuzz: build/fuzz_front
+fuzz: $(FUZZ_BIN)
 	rm -rf build/fuzz/seed
-	mkdir -p build/fuzz/corpus build/fuzz/seed
+	mkdir -p build/fuzz/corpus build/fuzz/seed build/fuzz/corpus_tensorio
 	for f in $(wildcard examples/*.tdsl tests/fuzz/corpus/*); do \
 	    cp "$$f" build/fuzz/seed/ || exit 1; done
-	build/fuzz_front $(FUZZ_FLAGS) build/fuzz/corpus build/fuzz/seed
+	build/fuzz_front $(FUZZ_FLAGS) -artifact_prefix=build/fuzz/ \
+	    $(if $(wildcard tests/fuzz/tdsl.dict),-dict=tests/fuzz/tdsl.dict) \
+	    build/fuzz/corpus build/fuzz/seed
+	build/fuzz_tensorio $(FUZZ_FLAGS) \
+	    -artifact_prefix=build/fuzz/tensorio- \
+	    build/fuzz/corpus_tensorio tests/fuzz/corpus_tensorio
 
 # Style rule 31: no line over 80 columns (tabs expanded, UTF-8
 # characters counted once) in C, re2c and Lemon sources.  The message
@@ -240,15 +259,17 @@ help:
 	@echo 'make check      build and run all tests (T=PATTERN: some)'
 	@echo 'make install    install under $$(DESTDIR)$$(prefix)'
 	@echo 'make uninstall  remove what make install put there'
-	@echo 'make fuzz       fuzz the front end (FUZZ_SECONDS=60)'
+	@echo 'make fuzz       fuzz the front end and the tensor file readers'
+	@echo '                (FUZZ_SECONDS=60 each)'
 	@echo 'make lint       check the 80-column limit'
+	@echo 'make bench      build and run the benchmarks in bench/'
 	@echo 'make clean      remove build outputs'
 	@echo 'make distclean  also remove config.mk and config.h'
 
 FORCE:
 
-.PHONY: all check fuzz fuzz-cc lint install uninstall clean distclean help \
-        FORCE
+.PHONY: all check bench fuzz fuzz-cc lint install uninstall clean distclean \
+        help FORCE
 
 # Header dependencies written by -MMD, and re2c's --depfile.
 -include $(shell find build -name '*.d' 2>/dev/null)

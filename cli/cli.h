@@ -25,6 +25,10 @@ enum {
 int cmd_check(int argc, char **argv);
 int cmd_fmt(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+/* cmd_run.c: `tdsl run ...` (argv[0] "run"), and `tdsl FILE.tdsl`
+ * (argv[0] the script, nothing after it). */
+int cmd_run(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 /* Prints "tdsl: MESSAGE" and "try 'tdsl --help'" on stderr and returns
  * EXIT_USAGE, so a command can `return cli_usage(...)`. */

@@ -7,6 +7,7 @@
  * handler turns it into exit 3 with a request to report it.
  */
 #include "cli/cli.h"
+#include "cli/repl.h"
 #include "config.h"
 
 #include <signal.h>
@@ -24,8 +25,8 @@ static const struct Command {
     {"check", cmd_check, 0},
     {"fmt", cmd_fmt, 0},
     {"dump", cmd_dump, 0},
-    {"run", NULL, 3},
-    {"repl", NULL, 3},
+    {"run", cmd_run, 0},
+    {"repl", cmd_repl, 0},
     {"lower", NULL, 4},
     {"compile", NULL, 4},
     {"bench", NULL, 4},
@@ -42,11 +43,14 @@ static const char usage_text[] =
     "  fmt --check FILE...        exit 1 if a file is not canonical\n"
     "  fmt -w FILE...             rewrite files in canonical form\n"
     "  dump --ast FILE            print the syntax tree\n"
+    "  repl (or no command)       the interactive REPL (:help there)\n"
+    "  FILE.tdsl                  run a script (tdsl FILE.tdsl)\n"
+    "  run FILE [--kernel K] [--in [NAME=]FILE[:KEY]]...\n"
+    "      [--out [NAME=]FILE[:KEY]]... [--param NAME=VALUE]...\n"
+    "      [--target T]           run one kernel on .npy/.safetensors\n"
+    "                             files (outputs not given: printed)\n"
     "\n"
     "coming:\n"
-    "  tdsl FILE.tdsl             run a script             (issue 3)\n"
-    "  tdsl, tdsl repl            the interactive REPL     (issue 3)\n"
-    "  run FILE --kernel K ...    run one kernel on files  (issue 3)\n"
     "  lower, compile, bench      schedules, C backend     (issue 4)\n"
     "  import MODEL.onnx          ONNX model to tdsl       (issue 5)\n"
     "  sim PROGRAM                accelerator simulator    (issue 6)\n"
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 
     catch_crashes();
     if (argc < 2)
-        return not_yet("repl", 3);
+        return cmd_repl(0, NULL);
     cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
         strcmp(cmd, "help") == 0) {
@@ -165,6 +169,6 @@ int main(int argc, char **argv)
      * an unknown command. */
     size_t n = strlen(cmd);
     if ((n > 5 && strcmp(cmd + n - 5, ".tdsl") == 0) || strchr(cmd, '/'))
-        return not_yet("tdsl FILE.tdsl", 3);
+        return cmd_script(argc - 1, argv + 1);
     return cli_usage("unknown command '%s'", cmd);
 }

@@ -5,7 +5,8 @@
  *
  * The checker has seen the arguments' kinds (a dtype, a list of sizes,
  * numbers, strings); what is checked here depends on values: negative
- * or huge sizes, a zero step, files and their contents.
+ * or huge sizes, a zero step, files and their contents.  File names are
+ * relative to the current directory, as in Python and numpy.
  */
 #include "interp/script_int.h"
 
@@ -54,14 +55,33 @@ static int eval_dtype(TlInterp *ip, TlExpr *e, TlDType *dt)
     return 0;
 }
 
-static int eval_number(TlInterp *ip, TlExpr *e, double *x)
+/* A number argument.  A literal is taken at its own value rather than
+ * the f32 a lone float literal has: full(f64, [2], 0.1) holds the f64
+ * nearest 0.1, and arange's length agrees with the checker's, which
+ * computed it from the literals. */
+static int number_arg(TlInterp *ip, TlExpr *e, TlValue *v)
 {
-    TlValue v;
+    const TlExpr *lit = e;
+    int neg = 0;
 
-    if (itp_eval(ip, e, &v) < 0)
+    if (lit->kind == EX_CAST && lit->ival == 1)
+        lit = lit->a;
+    if (lit->kind == EX_UNARY && lit->op == OP_NEG) {
+        neg = 1;
+        lit = lit->a;
+    }
+    if (lit->kind == EX_FLOAT) {
+        *v = itp_num_f64(DT_F64, neg ? -lit->fval : lit->fval);
+        return 0;
+    }
+    if (lit->kind == EX_INT) {
+        *v = itp_num_i64(DT_I64, neg ? (int64_t)(0 - (uint64_t)lit->ival)
+                                     : lit->ival);
+        return 0;
+    }
+    if (itp_eval(ip, e, v) < 0)
         return -1;
-    TL_ASSERT(v.kind == VAL_NUM);
-    *x = itp_num_get_f64(&v);
+    TL_ASSERT(v->kind == VAL_NUM);
     return 0;
 }
 
@@ -213,43 +233,14 @@ static int bi_make(TlInterp *ip, TlExpr *e, const TlBuiltin *b,
         fill(t, &v);
         break;
     default:
-        if (itp_eval(ip, a->pos[2], &v) < 0) {
+        if (number_arg(ip, a->pos[2], &v) < 0) {
             tl_tensor_unref(t);
             return -1;
         }
         fill(t, &v);
         break;
     }
-    *out = tensor_value(t);
-    return 0;
-}
-
-/* An arange bound: the literal's own value when it is one (as the
- * checker computed the length from it), else the evaluated number. */
-static int bound(TlInterp *ip, TlExpr *e, double *x, int *is_int,
-                 int64_t *ix)
-{
-    TlValue v;
-    const TlExpr *lit = e;
-    int neg = 0;
-
-    if (lit->kind == EX_CAST && lit->ival == 1)
-        lit = lit->a;
-    if (lit->kind == EX_UNARY && lit->op == OP_NEG) {
-        neg = 1;
-        lit = lit->a;
-    }
-    if (lit->kind == EX_FLOAT) {
-        *x = neg ? -lit->fval : lit->fval;
-        *is_int = 0;
-        return 0;
-    }
-    if (itp_eval(ip, e, &v) < 0)
-        return -1;
-    TL_ASSERT(v.kind == VAL_NUM);
-    *x = itp_num_get_f64(&v);
-    *is_int = !dt_is_float(v.dtype);
-    *ix = *is_int ? v.i : 0;
+    *out = itp_value_of_tensor(t);
     return 0;
 }
 
@@ -268,11 +259,12 @@ static int bi_arange(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
     if (eval_dtype(ip, a->pos[0], &dt) < 0)
         return -1;
     for (int i = 1; i < a->npos; i++) {
-        int is_int;
-        if (bound(ip, a->pos[i], &v[k0 + i - 1], &is_int,
-                  &iv[k0 + i - 1]) < 0)
+        TlValue x;
+        if (number_arg(ip, a->pos[i], &x) < 0)
             return -1;
-        all_int &= is_int;
+        v[k0 + i - 1] = itp_num_get_f64(&x);
+        iv[k0 + i - 1] = dt_is_float(x.dtype) ? 0 : x.i;
+        all_int &= !dt_is_float(x.dtype);
     }
     if (v[2] == 0) {
         diag_error(ip->s, a->pos[3]->loc, DIAG_BUILTIN_ARG, 4, "arange",
@@ -315,7 +307,7 @@ static int bi_arange(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
         else
             tl_dt_store_f64(dt, at, v[0] + (double)k * v[2]);
     }
-    *out = tensor_value(t);
+    *out = itp_value_of_tensor(t);
     return 0;
 }
 
@@ -529,9 +521,16 @@ static int close_args(TlInterp *ip, const Args *g, Close *c)
         itp_value_free(&v);
         TL_ASSERT(i ? c->b : c->a);
     }
-    if ((rt && eval_number(ip, rt, &c->rtol) < 0) ||
-        (at && eval_number(ip, at, &c->atol) < 0))
-        return -1;
+    if (rt) {
+        if (number_arg(ip, rt, &v) < 0)
+            return -1;
+        c->rtol = itp_num_get_f64(&v);
+    }
+    if (at) {
+        if (number_arg(ip, at, &v) < 0)
+            return -1;
+        c->atol = itp_num_get_f64(&v);
+    }
     return 0;
 }
 

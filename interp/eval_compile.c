@@ -164,6 +164,12 @@ static ItpNode *compile_call(Comp *C, const TlExpr *e)
         x->loc = e->loc;
         x->args = arena_alloc(&F->arena,
                               (size_t)(x->nargs + 1) * sizeof *x->args);
+        x->vals = arena_alloc(&F->arena,
+                              (size_t)(x->nargs + 1) * sizeof *x->vals);
+        x->rows = arena_alloc(&F->arena,
+                              (size_t)(x->nargs + 1) * sizeof *x->rows);
+        x->strides = arena_alloc(&F->arena,
+                                 (size_t)(x->nargs + 1) * sizeof *x->strides);
         for (int i = 0; i < x->nargs; i++) {
             x->args[i] = compile(C, e->args.v[i]);
             n->vary |= x->args[i]->vary;

@@ -87,6 +87,9 @@ typedef struct ItpExt {
     int nargs;
     ItpNode **args;
     TlLoc loc;                  /* the call expression */
+    ItpVal *vals;               /* [nargs] scratch: one call's arguments */
+    const ItpVal **rows;        /* [nargs] scratch: rows of arguments */
+    int *strides;               /* [nargs] */
 } ItpExt;
 
 struct ItpNode {
@@ -122,7 +125,8 @@ struct ItpFrame {
     TlRuntime *rt;
     TlSession *s;
     TlKernelInfo *k;
-    ItpFrame *up;               /* the calling kernel's frame, or NULL */
+    jmp_buf *fatal;             /* the session's fatal boundary, which
+                                 * is cleared while kernels run */
     TlArena arena;              /* compiled nodes and row buffers */
     int scalar;                 /* per-element mode */
     int quiet;                  /* rows: report nothing, just fail */
@@ -135,7 +139,6 @@ struct ItpFrame {
     int nslots;
     /* The stage being computed and its row. */
     ItpSlot *cur;
-    int row_var;                /* env index of the row variable, -1 */
     int64_t row0;               /* its value at lane 0 */
     int n;                      /* lanes in the row */
     /* Reductions being iterated by the per-element walk, innermost
@@ -184,6 +187,8 @@ TL_INTERNAL double itp_round(TlDType dt, double x);
 TL_INTERNAL int64_t itp_wrap(TlDType dt, int64_t v);
 /* Casts v of dtype from to dtype to (lang.h's tl_dt_store rules). */
 TL_INTERNAL ItpVal itp_cast(TlDType to, TlDType from, ItpVal v);
+/* A scalar argument converted to dtype dt (interp.h, TlScalarArg). */
+TL_INTERNAL ItpVal itp_scalar_arg(TlDType dt, const TlScalarArg *a);
 /* Unary op of dtype dt (I_NEG ... I_ROUND, not I_CAST). */
 TL_INTERNAL ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a);
 /* Binary op (I_ADD ... I_POW) on operands of dtype dt; comparisons

@@ -212,9 +212,54 @@ int itp_affine(ItpFrame *F, ItpNode *n, int64_t *b, int64_t *c)
  * Rows
  * ==================================================================== */
 
+static int64_t div_floor(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static int64_t div_ceil(int64_t a, int64_t b)
+{
+    return -div_floor(-a, b);
+}
+
+/* Narrows [*l0, *l1] to the lanes l where lo <= b + c*l < lo + ext;
+ * -1 when that cannot be computed without overflowing. */
+static int inside_lanes(int64_t b, int64_t c, int64_t lo, int64_t ext,
+                        int64_t *l0, int64_t *l1)
+{
+    int64_t first, last, d0, d1;
+
+    if (c == 0) {
+        if (rel_index(b, lo, ext) < 0)
+            *l1 = *l0 - 1;
+        return 0;
+    }
+    if (ext <= 0) {
+        *l1 = *l0 - 1;
+        return 0;
+    }
+    /* lo - b <= c*l <= lo + ext - 1 - b */
+    if (__builtin_sub_overflow(lo, b, &d0) ||
+        __builtin_add_overflow(d0, ext - 1, &d1))
+        return -1;
+    if (c > 0) {
+        first = div_ceil(d0, c);
+        last = div_floor(d1, c);
+    } else {
+        first = div_ceil(d1, c);
+        last = div_floor(d0, c);
+    }
+    if (first > *l0)
+        *l0 = first;
+    if (last < *l1)
+        *l1 = last;
+    return 0;
+}
+
 /* n elements of dtype dt from p, `step` elements apart. */
-static void load_strided(TlDType dt, const char *p, int64_t step, int n,
-                         ItpVal *out)
+static void load_strided(TlDType dt, const char *restrict p, int64_t step,
+                         int n, ItpVal *restrict out)
 {
     int es = dt_size(dt);
 
@@ -254,6 +299,40 @@ static void load_strided(TlDType dt, const char *p, int64_t step, int n,
     }
 }
 
+/* A read affine in every axis: the lanes l0..l1 inside the domain are
+ * one strided load (masked lanes inside load too, harmlessly), and
+ * with zero_pad the others are 0.  0 when the lanes must go one by one
+ * (lanes outside a plain or clamp_edge read, or arithmetic that would
+ * overflow). */
+static int affine_load(ItpNode *n, const ItpSlot *sl, const int64_t *b,
+                       const int64_t *c, int N)
+{
+    const ItpRead *rd = n->rd;
+    const TlTensor *t = sl->t;
+    int64_t l0 = 0, l1 = N - 1, off = 0, step = 0;
+    ItpVal z = zero(n->dt);
+
+    for (int j = 0; j < rd->rank && l0 <= l1; j++)
+        if (inside_lanes(b[j], c[j], sl->lo[j], sl->ext[j], &l0, &l1))
+            return 0;
+    if (rd->mode != READ_ZERO_PAD && (l0 != 0 || l1 != N - 1))
+        return 0;
+    for (int64_t l = 0; l < N && l < l0; l++)
+        n->buf[l] = z;
+    for (int64_t l = l1 + 1 > 0 ? l1 + 1 : 0; l < N; l++)
+        n->buf[l] = z;
+    if (l0 > l1)
+        return 1;
+    for (int j = 0; j < rd->rank; j++) {
+        off += (b[j] + c[j] * l0 - sl->lo[j]) * t->strides[j];
+        if (l1 > l0)
+            step += c[j] * t->strides[j];
+    }
+    load_strided(t->dtype, (const char *)t->data + off * dt_size(t->dtype),
+                 step, (int)(l1 - l0 + 1), n->buf + l0);
+    return 1;
+}
+
 int itp_read_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
 {
     ItpRead *rd = n->rd;
@@ -276,6 +355,11 @@ int itp_read_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
             if (itp_eval1(F, x, &v))
                 return -1;
             b[j] = v.i;
+            /* clamp_edge: a uniform index clamps once for the row. */
+            if (rd->mode == READ_CLAMP_EDGE && sl->ext[j] > 0 &&
+                rel_index(b[j], sl->lo[j], sl->ext[j]) < 0)
+                b[j] = b[j] < sl->lo[j] ? sl->lo[j]
+                                        : sl->lo[j] + sl->ext[j] - 1;
             continue;
         }
         if (x->affine && (r = itp_affine(F, x, &b[j], &c[j])) < 0)
@@ -287,25 +371,8 @@ int itp_read_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
             ngen++;
         }
     }
-    /* Affine in every axis and inside the domain at both ends: one
-     * strided load (masked lanes are in bounds too, so they load). */
-    if (!ngen) {
-        int64_t off = 0, step = 0;
-        int inside = 1;
-        for (int j = 0; j < rd->rank && inside; j++) {
-            int64_t r0 = rel_index(b[j], sl->lo[j], sl->ext[j]);
-            int64_t r1 = rel_index(b[j] + c[j] * (N - 1), sl->lo[j],
-                                   sl->ext[j]);
-            inside = r0 >= 0 && r1 >= 0;
-            off += r0 * t->strides[j];
-            if (N > 1)
-                step += c[j] * t->strides[j];
-        }
-        if (inside) {
-            load_strided(t->dtype, data + off * es, step, N, out);
-            return 0;
-        }
-    }
+    if (!ngen && affine_load(n, sl, b, c, N))
+        return 0;
     for (int l = 0; l < N; l++) {
         int64_t off = 0;
         int outside = 0;

@@ -160,8 +160,8 @@ int itp_reduce1(ItpFrame *F, ItpNode *n, ItpVal *out)
  * ==================================================================== */
 
 /* acc[l] = combine(acc[l], V[l * sv]) for every lane. */
-static void combine_row(TlOp op, TlDType dt, ItpVal *acc, const ItpVal *V,
-                        int sv, int N)
+static void combine_row(TlOp op, TlDType dt, ItpVal *restrict acc,
+                        const ItpVal *restrict V, int sv, int N)
 {
     if (op == RD_SUM && dt == DT_F32 && sv) {
         for (int l = 0; l < N; l++)

@@ -73,6 +73,18 @@ ItpVal itp_cast(TlDType to, TlDType from, ItpVal v)
     return r;
 }
 
+ItpVal itp_scalar_arg(TlDType dt, const TlScalarArg *a)
+{
+    ItpVal x;
+
+    if (a->is_float) {
+        x.f = a->f;
+        return itp_cast(dt, DT_F64, x);
+    }
+    x.i = a->i;
+    return itp_cast(dt, DT_I64, x);
+}
+
 ItpVal itp_load(TlDType dt, const void *p)
 {
     ItpVal v;
@@ -258,12 +270,10 @@ ItpVal itp_binary(ItpOp op, TlDType dt, ItpVal a, ItpVal b)
 static int extern1(ItpFrame *F, ItpNode *n, ItpVal *out)
 {
     ItpExt *x = n->ext;
-    ItpVal args[64];
     ItpFfiFn *fn;
 
-    TL_ASSERT(x->nargs <= 64);
     for (int i = 0; i < x->nargs; i++)
-        if (itp_eval1(F, x->args[i], &args[i]))
+        if (itp_eval1(F, x->args[i], &x->vals[i]))
             return -1;
     fn = itp_ffi_get(F->rt, x->x, F->quiet, x->loc);
     if (!fn) {
@@ -271,7 +281,7 @@ static int extern1(ItpFrame *F, ItpNode *n, ItpVal *out)
             itp_note_point(F);
         return -1;
     }
-    *out = itp_ffi_call(fn, args);
+    *out = itp_ffi_call(fn, x->vals);
     return 0;
 }
 

@@ -206,12 +206,8 @@ int itp_eval_int(TlInterp *ip, TlExpr *e, int64_t *v)
 
     if (eval_num(ip, e, &x) < 0)
         return -1;
-    if (dt_is_float(x.dtype)) {
-        /* Only a loaded tensor's element can get here unchecked. */
-        diag_error(ip->s, e->loc, DIAG_INDEX_NOT_INT, 1, "the expression",
-                   "a float");
-        return -1;
-    }
+    /* The checker wants integers here, also of loaded tensors. */
+    TL_ASSERT(!dt_is_float(x.dtype) && x.dtype != DT_BOOL);
     *v = x.i;
     return 0;
 }
@@ -783,6 +779,42 @@ static int eval_scalar_builtin(TlInterp *ip, TlExpr *e, const TlBuiltin *b,
     return 0;
 }
 
+/* An extern called at the top level, with scalars or whole tensors. */
+static int eval_extern(TlInterp *ip, TlExpr *e, TlExternInfo *x,
+                       TlValue *out)
+{
+    TlExternArg *args = tl_xcalloc((size_t)x->nparams + 1, sizeof *args);
+    TlScalarArg res;
+    int r = -1;
+
+    for (int i = 0; i < x->nparams; i++) {
+        TlValue v;
+        if (itp_eval(ip, e->args.v[i], &v) < 0)
+            goto done;
+        if (x->item->params.v[i].is_scalar) {
+            TL_ASSERT(v.kind == VAL_NUM);
+            args[i].s.given = 1;
+            args[i].s.is_float = dt_is_float(v.dtype);
+            args[i].s.f = v.f;
+            args[i].s.i = v.i;
+        } else {
+            args[i].t = itp_value_tensor(&v);
+            TL_ASSERT(args[i].t);
+        }
+        itp_value_free(&v);
+    }
+    if (itp_call_extern(&ip->rt, x, args, &res, e->loc) < 0)
+        goto done;
+    *out = res.is_float ? itp_num_f64(x->ret, res.f)
+                        : itp_num_i64(x->ret, res.i);
+    r = 0;
+done:
+    for (int i = 0; i < x->nparams; i++)
+        tl_tensor_unref(args[i].t);
+    free(args);
+    return r;
+}
+
 static int eval_call(TlInterp *ip, TlExpr *e, const char *target,
                      TlLoc loc, TlValue *out)
 {
@@ -798,9 +830,7 @@ static int eval_call(TlInterp *ip, TlExpr *e, const char *target,
             return itp_builtin_call(ip, e, b, out);
         return eval_scalar_builtin(ip, e, b, out);
     case REF_EXTERN:
-        diag_error(ip->s, e->loc, DIAG_EXTERN_UNAVAILABLE,
-                   ((TlExternInfo *)e->sym)->name);
-        return -1;
+        return eval_extern(ip, e, e->sym, out);
     default:
         tl_unreachable();
     }
@@ -864,6 +894,47 @@ int itp_eval(TlInterp *ip, TlExpr *e, TlValue *out)
  * Statements
  * ==================================================================== */
 
+/* "'f32[64, 3]'" for messages. */
+static void type_text(TlBuf *b, TlDType dt, int rank, const int64_t *shape)
+{
+    buf_printf(b, "'%s[", dt_name(dt));
+    for (int i = 0; i < rank; i++)
+        buf_printf(b, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    buf_puts(b, "]'");
+}
+
+/* `let W: f32[64, 3] = load(...)`: the value the checker could not see
+ * must have the declared type exactly (it is never converted). */
+static int check_decl(TlInterp *ip, const TlLet *l, const TlValue *v)
+{
+    int64_t want[TL_MAX_RANK], have[TL_MAX_RANK];
+    TlDType dt = v->kind == VAL_TENSOR ? v->t->dtype : v->dtype;
+    int rank = v->kind == VAL_TENSOR ? v->t->rank : 0, bad;
+    TlBuf a, b;
+
+    TL_ASSERT(v->kind == VAL_TENSOR || v->kind == VAL_NUM);
+    TL_ASSERT(l->rank >= 0 && l->rank <= TL_MAX_RANK);
+    bad = dt != l->dtype || rank != l->rank;
+    for (int i = 0; i < l->rank; i++) {
+        TL_ASSERT(l->shape && tl_sym_const(l->shape[i], &want[i]));
+        if (!bad && v->t->shape[i] != want[i])
+            bad = 1;
+    }
+    if (!bad)
+        return 0;
+    for (int i = 0; i < rank; i++)
+        have[i] = v->t->shape[i];
+    buf_init(&a);
+    buf_init(&b);
+    type_text(&a, l->dtype, l->rank, want);
+    type_text(&b, dt, rank, have);
+    diag_error(ip->s, l->stmt->decl->type_loc, DIAG_LET_DECL_MISMATCH,
+               l->name, a.s, b.s);
+    buf_free(&a);
+    buf_free(&b);
+    return -1;
+}
+
 static int exec_let(TlInterp *ip, TlStmt *st)
 {
     TlValue v;
@@ -871,6 +942,10 @@ static int exec_let(TlInterp *ip, TlStmt *st)
 
     if (itp_eval(ip, st->value, &v) < 0)
         return -1;
+    if (l->declared && l->verify && check_decl(ip, l, &v) < 0) {
+        itp_value_free(&v);
+        return -1;
+    }
     if (st->names.n == 1) {
         if (strcmp(l->name, "_"))
             itp_bind(ip, l->name, l, v);

@@ -21,10 +21,12 @@
 /* --- .npy (numpy's format, versions 1.0, 2.0 and 3.0) ------------- */
 
 /* Reads the array of a .npy file into a new packed tensor.  Dtypes
- * f2 f4 f8 i1 i2 i4 i8 u1 b1 in either byte order; a Fortran-order
- * array is transposed into row-major order.  Object, structured and
- * other dtypes, malformed headers, absurd shapes and short files are
- * errors.  Data after the array is ignored (numpy does the same). */
+ * f2 f4 f8 i1 i2 i4 i8 u1 b1 in either byte order.  Fortran-order
+ * arrays ("'x.npy': Fortran-order arrays are not supported; save with
+ * np.ascontiguousarray(a)"), object, structured and other dtypes,
+ * malformed headers, absurd shapes and short files are errors; the
+ * size is checked against the file before anything is allocated.  Data
+ * after the array is ignored (numpy does the same). */
 TlTensor *tl_npy_read(const char *path, char *err, size_t errlen);
 /* The same from len bytes in memory; name stands for the path in
  * messages. */
@@ -319,9 +321,10 @@ typedef int (*TlTargetRunner)(TlRuntime *rt, TlKernelInfo *k,
                               TlTensor *const *inputs,
                               const TlScalarArg *scalars,
                               TlTensor **outputs, TlLoc call_loc);
-/* Makes `target` ("cpu", "accel") run through fn, for every interpreter
- * of the process; fn NULL removes it.  Back ends register themselves
- * once at start-up, before any script runs. */
+/* Makes `target` ("cpu", "accel"; the string is kept, not copied) run
+ * through fn, for every interpreter of the process; fn NULL removes it.
+ * Back ends register themselves once at start-up, before any script
+ * runs (the table is process-wide and not locked). */
 void itp_register_target(const char *target, TlTargetRunner fn);
 /* The runner of target, or NULL. */
 TlTargetRunner itp_target_runner(const char *target);

@@ -25,6 +25,10 @@ TL_INTERNAL int itp_src_open(ItpSrc *s, const char *path, char *err,
 TL_INTERNAL void itp_src_mem(ItpSrc *s, const void *data, size_t len,
                              const char *name);
 TL_INTERNAL void itp_src_close(ItpSrc *s);
+/* 0 when the source holds n bytes at offset off; else -1 with the
+ * message of itp_src_read. */
+TL_INTERNAL int itp_src_check(const ItpSrc *s, uint64_t off, uint64_t n,
+                              const char *what, char *err, size_t errlen);
 /* Reads n bytes at offset off; -1 with a message ("... ends after N
  * bytes, WHAT needs M more") when the source is too short or fails. */
 TL_INTERNAL int itp_src_read(ItpSrc *s, uint64_t off, void *dst, size_t n,

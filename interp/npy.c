@@ -8,8 +8,10 @@
  * 3), } padded with spaces and ended with a newline, then the raw data.
  * The header is parsed by a small recursive reader of exactly that
  * literal subset; everything else is refused with a message naming the
- * byte where it went wrong.  Nothing is read past the header's end, and
- * the shape is checked (tl_shape_nbytes) before anything is allocated.
+ * byte where it went wrong.  Fortran-order arrays are refused rather
+ * than transposed.  Nothing is read past the header's end, and the shape
+ * is checked (tl_shape_nbytes, then against the file's size) before
+ * anything is allocated.
  */
 #include "interp/interp_int.h"
 
@@ -99,8 +101,8 @@ void itp_src_close(ItpSrc *s)
     s->fp = NULL;
 }
 
-int itp_src_read(ItpSrc *s, uint64_t off, void *dst, size_t n,
-                 const char *what, char *err, size_t errlen)
+int itp_src_check(const ItpSrc *s, uint64_t off, uint64_t n,
+                  const char *what, char *err, size_t errlen)
 {
     if (off > s->size || n > s->size - off) {
         itp_error(err, errlen, s->name,
@@ -109,6 +111,14 @@ int itp_src_read(ItpSrc *s, uint64_t off, void *dst, size_t n,
                   (unsigned long long)off, (unsigned long long)s->size);
         return -1;
     }
+    return 0;
+}
+
+int itp_src_read(ItpSrc *s, uint64_t off, void *dst, size_t n,
+                 const char *what, char *err, size_t errlen)
+{
+    if (itp_src_check(s, off, n, what, err, errlen) < 0)
+        return -1;
     if (n == 0)
         return 0;
     if (s->mem) {
@@ -515,8 +525,8 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
     Header h;
     TlDType dt;
     int swap = 0;
-    int64_t shape[TL_MAX_RANK];
-    TlTensor *t, *f;
+    int64_t nbytes;
+    TlTensor *t;
     char msg[200];
 
     if (s->size < 10 || itp_src_read(s, 0, pre, 10, "", NULL, 0) < 0 ||
@@ -567,11 +577,25 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
     dt = parse_descr(&h, &swap, err, errlen);
     if (dt == DT_NONE)
         return NULL;
-    /* Fortran order stores the transpose: read it with the axes
-     * reversed, then view it transposed and pack it. */
-    for (int i = 0; i < h.rank; i++)
-        shape[i] = h.fortran ? h.shape[h.rank - 1 - i] : h.shape[i];
-    t = tl_tensor_new(dt, h.rank, shape, msg, sizeof msg);
+    /* numpy writes fortran_order True only when the layout differs
+     * from row-major order; rather than transpose, ask for a C array. */
+    if (h.fortran) {
+        itp_error(err, errlen, s->name,
+                  "Fortran-order arrays are not supported; save with "
+                  "np.ascontiguousarray(a)");
+        return NULL;
+    }
+    /* Check the size against the file before allocating, so that a
+     * corrupt shape cannot ask for gigabytes. */
+    nbytes = tl_shape_nbytes(dt, h.rank, h.shape, msg, sizeof msg);
+    if (nbytes < 0) {
+        itp_error(err, errlen, s->name, "%s", msg);
+        return NULL;
+    }
+    if (itp_src_check(s, hoff + hlen, (uint64_t)nbytes, "the data", err,
+                      errlen) < 0)
+        return NULL;
+    t = tl_tensor_new(dt, h.rank, h.shape, msg, sizeof msg);
     if (!t) {
         itp_error(err, errlen, s->name, "%s", msg);
         return NULL;
@@ -580,19 +604,7 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
         tl_tensor_unref(t);
         return NULL;
     }
-    if (!h.fortran || h.rank < 2)
-        return t;
-    {
-        int perm[TL_MAX_RANK];
-        TlTensor *v;
-        for (int i = 0; i < h.rank; i++)
-            perm[i] = h.rank - 1 - i;
-        v = tl_tensor_permute(t, perm);
-        f = tl_tensor_copy(v);
-        tl_tensor_unref(v);
-        tl_tensor_unref(t);
-    }
-    return f;
+    return t;
 }
 
 TlTensor *tl_npy_read(const char *path, char *err, size_t errlen)

@@ -5,17 +5,21 @@
  * "data_offsets": [begin, end]} (offsets relative to the end of the
  * header), plus an optional "__metadata__" object of strings.
  *
- * The header is read by a strict JSON reader that knows exactly this
- * schema (no general JSON values are needed, so no JSON library is
- * linked): strings are checked to be UTF-8, numbers to be integers in
- * range, every field to be present once.  Then every entry is validated
- * against the file (dtype, shape limits, offsets inside the data, size =
- * shape x dtype, no overlaps) before any tensor is read, so a corrupt
- * file is an error and never an out-of-bounds read.  Gaps between
- * tensors are tolerated on reading and never written.
+ * The header is parsed by json-c in strict mode.  json-c still lets a
+ * few non-JSON things through (single quotes, raw control characters,
+ * lone surrogates, overlong UTF-8) and keeps only the last of repeated
+ * keys, so a light scan of the text it accepted refuses the former and
+ * counts each object's members to find the latter.  The tree is then
+ * held to the schema (fields present once, non-negative 64-bit
+ * integers), and every entry to the file (dtype, shape limits, offsets
+ * inside the data, size = shape x dtype, no overlaps) before any tensor
+ * is read: a corrupt file is an error, never an out-of-bounds read.
+ * Gaps between tensors are tolerated on reading and never written; the
+ * header is written by hand in one fixed layout.
  */
 #include "interp/interp_int.h"
 
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +31,9 @@ struct TlSafetensors {
     ItpSrc src;
     uint64_t data_off;          /* 8 + header length */
     TlSafetensorsEntry *ent;    /* sorted by name */
-    int n, cap;
+    int n;
     char **meta;                /* key, value, key, value, ... */
-    int nmeta, meta_cap;
+    int nmeta;
 };
 
 static const struct {
@@ -91,54 +95,28 @@ static int valid_utf8(const char *s)
 }
 
 /* ====================================================================
- * The JSON reader
+ * The scan of the text json-c accepted
  * ==================================================================== */
 
-typedef struct Json {
-    const unsigned char *s;
-    size_t n, pos;
-    const char *name;
-    char *err;
-    size_t errlen;
-    int failed;
-} Json;
+/* json-c's nesting limit; the schema needs 3 levels. */
+enum { MAX_DEPTH = 16 };
 
-/* A syntax error at the current position. */
-static void jerror(Json *j, const char *what)
-{
-    if (!j->failed)
-        itp_error(j->err, j->errlen, j->name,
-                  "malformed header: %s at byte %zu of the header", what,
-                  j->pos);
-    j->failed = 1;
-}
+/* What the scan finds: the number of members of each object, in the
+ * order the objects open, and where each opens; or the first thing
+ * json-c let through that JSON does not allow. */
+typedef struct Scan {
+    const char *s;
+    size_t n;
+    size_t *members, *start;
+    size_t nobj, cap;
+    size_t bad;                 /* the byte of the first problem */
+    const char *what;           /* and what it is */
+} Scan;
 
-static void jskip(Json *j)
+static int scan_fail(Scan *sc, size_t at, const char *what)
 {
-    while (j->pos < j->n && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' ||
-                             j->s[j->pos] == '\n' || j->s[j->pos] == '\r'))
-        j->pos++;
-}
-
-static int jpeek(Json *j)
-{
-    jskip(j);
-    return j->pos < j->n ? j->s[j->pos] : -1;
-}
-
-static int jaccept(Json *j, int c)
-{
-    if (jpeek(j) != c)
-        return 0;
-    j->pos++;
-    return 1;
-}
-
-static int jexpect(Json *j, int c, const char *what)
-{
-    if (jaccept(j, c))
-        return 0;
-    jerror(j, what);
+    sc->bad = at;
+    sc->what = what;
     return -1;
 }
 
@@ -153,386 +131,509 @@ static int hexval(int c)
     return -1;
 }
 
-/* The 4 hex digits of a \u escape; -1 after an error. */
-static long jhex4(Json *j)
+/* The 4 hex digits at s[i], or -1. */
+static long hex4(const Scan *sc, size_t i)
 {
     long v = 0;
-    if (j->n - j->pos < 4) {
-        jerror(j, "short \\u escape");
+
+    if (i > sc->n || sc->n - i < 4)
         return -1;
-    }
-    for (int i = 0; i < 4; i++) {
-        int d = hexval(j->s[j->pos + i]);
-        if (d < 0) {
-            jerror(j, "bad \\u escape");
+    for (int k = 0; k < 4; k++) {
+        int d = hexval((unsigned char)sc->s[i + k]);
+        if (d < 0)
             return -1;
-        }
         v = v * 16 + d;
     }
-    j->pos += 4;
     return v;
 }
 
-static void put_utf8(TlBuf *b, unsigned long cp)
+/* The string whose opening quote is s[i]: refuses raw control
+ * characters, invalid UTF-8 (json-c's check lets overlong forms and
+ * surrogates through), NUL and lone surrogates in \u escapes.  Returns
+ * the index of the closing quote, or 0 after an error. */
+static size_t scan_string(Scan *sc, size_t i)
 {
-    if (cp < 0x80) {
-        buf_putc(b, (char)cp);
-    } else if (cp < 0x800) {
-        buf_putc(b, (char)(0xc0 | cp >> 6));
-        buf_putc(b, (char)(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-        buf_putc(b, (char)(0xe0 | cp >> 12));
-        buf_putc(b, (char)(0x80 | (cp >> 6 & 0x3f)));
-        buf_putc(b, (char)(0x80 | (cp & 0x3f)));
-    } else {
-        buf_putc(b, (char)(0xf0 | cp >> 18));
-        buf_putc(b, (char)(0x80 | (cp >> 12 & 0x3f)));
-        buf_putc(b, (char)(0x80 | (cp >> 6 & 0x3f)));
-        buf_putc(b, (char)(0x80 | (cp & 0x3f)));
-    }
-}
+    const unsigned char *s = (const unsigned char *)sc->s;
+    size_t j = i + 1;
 
-/* A JSON string, decoded; a malloc'd C string or NULL after an error
- * (a NUL character is refused, since names are C strings). */
-static char *jstring(Json *j)
-{
-    TlBuf b;
+    while (j < sc->n && s[j] != '"') {
+        long cp, lo = -1;
+        int l;
 
-    if (jpeek(j) != '"') {
-        jerror(j, "expected a string");
-        return NULL;
-    }
-    j->pos++;
-    buf_init(&b);
-    buf_putn(&b, "", 0);
-    for (;;) {
-        int c, l;
-        if (j->pos >= j->n) {
-            jerror(j, "unterminated string");
-            goto fail;
+        if (s[j] < 0x20) {
+            scan_fail(sc, j, "control character in a string");
+            return 0;
         }
-        c = j->s[j->pos];
-        if (c == '"') {
-            j->pos++;
-            return b.s;
-        }
-        if (c < 0x20) {
-            jerror(j, "control character in a string");
-            goto fail;
-        }
-        if (c != '\\') {
-            l = utf8_len(j->s + j->pos, j->n - j->pos);
-            if (!l) {
-                jerror(j, "invalid UTF-8");
-                goto fail;
+        if (s[j] >= 0x80) {
+            if (!(l = utf8_len(s + j, sc->n - j))) {
+                scan_fail(sc, j, "invalid UTF-8");
+                return 0;
             }
-            buf_putn(&b, (const char *)j->s + j->pos, (size_t)l);
-            j->pos += (size_t)l;
+            j += (size_t)l;
             continue;
         }
-        if (++j->pos >= j->n) {
-            jerror(j, "unterminated string");
-            goto fail;
+        if (s[j] != '\\') {
+            j++;
+            continue;
         }
-        c = j->s[j->pos++];
-        switch (c) {
-        case '"': case '\\': case '/': buf_putc(&b, (char)c); break;
-        case 'b': buf_putc(&b, '\b'); break;
-        case 'f': buf_putc(&b, '\f'); break;
-        case 'n': buf_putc(&b, '\n'); break;
-        case 'r': buf_putc(&b, '\r'); break;
-        case 't': buf_putc(&b, '\t'); break;
-        case 'u': {
-            long cp = jhex4(j), lo;
-            if (cp < 0)
-                goto fail;
-            if (cp >= 0xdc00 && cp <= 0xdfff) {
-                jerror(j, "unpaired surrogate in a \\u escape");
-                goto fail;
-            }
-            if (cp >= 0xd800 && cp <= 0xdbff) {
-                if (j->n - j->pos < 2 || j->s[j->pos] != '\\' ||
-                    j->s[j->pos + 1] != 'u') {
-                    jerror(j, "unpaired surrogate in a \\u escape");
-                    goto fail;
-                }
-                j->pos += 2;
-                lo = jhex4(j);
-                if (lo < 0)
-                    goto fail;
-                if (lo < 0xdc00 || lo > 0xdfff) {
-                    jerror(j, "unpaired surrogate in a \\u escape");
-                    goto fail;
-                }
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            }
-            if (cp == 0) {
-                jerror(j, "NUL character in a string");
-                goto fail;
-            }
-            put_utf8(&b, (unsigned long)cp);
-            break;
+        if (j + 1 < sc->n && s[j + 1] != 'u') {
+            j += 2;
+            continue;
         }
-        default:
-            j->pos--;
-            jerror(j, "bad escape in a string");
-            goto fail;
+        cp = hex4(sc, j + 2);
+        if (cp >= 0xd800 && cp <= 0xdbff && j + 8 < sc->n &&
+            s[j + 6] == '\\' && s[j + 7] == 'u')
+            lo = hex4(sc, j + 8);
+        if (cp < 0) {
+            scan_fail(sc, j, "bad \\u escape");
+            return 0;
         }
+        if (cp == 0) {
+            scan_fail(sc, j, "NUL character in a string");
+            return 0;
+        }
+        if ((cp >= 0xd800 && cp <= 0xdbff && (lo < 0xdc00 || lo > 0xdfff))
+            || (cp >= 0xdc00 && cp <= 0xdfff)) {
+            scan_fail(sc, j, "unpaired surrogate in a \\u escape");
+            return 0;
+        }
+        j += cp >= 0xd800 && cp <= 0xdbff ? 12 : 6;
     }
-fail:
-    buf_free(&b);
-    return NULL;
+    if (j >= sc->n) {
+        scan_fail(sc, i, "unterminated string");
+        return 0;
+    }
+    return j;
 }
 
-/* A non-negative JSON integer that fits in int64; -1 after an error. */
-static int64_t juint(Json *j)
+/* Scans s[0..n), which json-c accepted. */
+static int scan_text(Scan *sc)
 {
-    int64_t v = 0;
-    size_t start;
-    int c = jpeek(j);
+    size_t stack[MAX_DEPTH];    /* object index; SIZE_MAX for a list */
+    int depth = 0;
 
-    if (c == '-') {
-        jerror(j, "negative number");
-        return -1;
-    }
-    if (c < '0' || c > '9') {
-        jerror(j, "expected a number");
-        return -1;
-    }
-    start = j->pos;
-    while (j->pos < j->n && j->s[j->pos] >= '0' && j->s[j->pos] <= '9') {
-        int d = j->s[j->pos] - '0';
-        if (v > (INT64_MAX - d) / 10) {
-            jerror(j, "number too large");
-            return -1;
+    for (size_t i = 0; i < sc->n; i++) {
+        switch (sc->s[i]) {
+        case '\'':
+            return scan_fail(sc, i, "single-quoted string");
+        case '"':
+            if (!(i = scan_string(sc, i)))
+                return -1;
+            break;
+        case '[':
+            if (depth == MAX_DEPTH)
+                return scan_fail(sc, i, "nesting too deep");
+            stack[depth++] = SIZE_MAX;
+            break;
+        case '{':
+            if (depth == MAX_DEPTH)
+                return scan_fail(sc, i, "nesting too deep");
+            if (sc->nobj == sc->cap) {
+                sc->cap = sc->cap ? 2 * sc->cap : 16;
+                sc->members = tl_xrealloc(sc->members,
+                                          sc->cap * sizeof *sc->members);
+                sc->start = tl_xrealloc(sc->start,
+                                        sc->cap * sizeof *sc->start);
+            }
+            sc->members[sc->nobj] = 0;
+            sc->start[sc->nobj] = i;
+            stack[depth++] = sc->nobj++;
+            break;
+        case '}':
+        case ']':
+            if (depth > 0)
+                depth--;
+            break;
+        case ':':
+            if (depth == 0 || stack[depth - 1] == SIZE_MAX)
+                return scan_fail(sc, i, "unexpected ':'");
+            sc->members[stack[depth - 1]]++;
+            break;
         }
-        v = v * 10 + d;
-        j->pos++;
     }
-    if (j->s[start] == '0' && j->pos - start > 1) {
-        j->pos = start;
-        jerror(j, "number with a leading zero");
-        return -1;
+    return 0;
+}
+
+/* A JSON string token decoded by json-c, malloc'd. */
+static char *decode_string(const char *tok, size_t len)
+{
+    json_tokener *t = json_tokener_new_ex(MAX_DEPTH);
+    json_object *o;
+    char *s;
+
+    TL_ASSERT(t && len < INT32_MAX);
+    json_tokener_set_flags(t, JSON_TOKENER_STRICT);
+    o = json_tokener_parse_ex(t, tok, (int)len);
+    TL_ASSERT(json_object_is_type(o, json_type_string));
+    s = tl_xstrdup(json_object_get_string(o));
+    json_object_put(o);
+    json_tokener_free(t);
+    return s;
+}
+
+static int by_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A key that appears more than once in object k of the scan (the least
+ * in byte order), malloc'd. */
+static char *repeated_key(Scan *sc, size_t k)
+{
+    size_t i = sc->start[k] + 1, nkeys = 0, max = sc->members[k];
+    char **keys = tl_xmalloc((max + 1) * sizeof *keys), *dup = NULL;
+    int depth = 1, want_key = 1;
+
+    while (depth > 0 && i < sc->n) {
+        char c = sc->s[i];
+        size_t end;
+        if (c == '"') {
+            end = scan_string(sc, i);
+            TL_ASSERT(end > i);
+            if (depth == 1 && want_key && nkeys < max)
+                keys[nkeys++] = decode_string(sc->s + i, end + 1 - i);
+            want_key = 0;
+            i = end + 1;
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if (c == '}' || c == ']')
+            depth--;
+        else if (c == ',' && depth == 1)
+            want_key = 1;
+        i++;
     }
-    if (j->pos < j->n && (j->s[j->pos] == '.' || j->s[j->pos] == 'e' ||
-                          j->s[j->pos] == 'E')) {
-        jerror(j, "expected an integer");
-        return -1;
-    }
-    return v;
+    qsort(keys, nkeys, sizeof *keys, by_str);
+    for (size_t a = 1; a < nkeys && !dup; a++)
+        if (!strcmp(keys[a - 1], keys[a]))
+            dup = tl_xstrdup(keys[a]);
+    for (size_t a = 0; a < nkeys; a++)
+        free(keys[a]);
+    free(keys);
+    TL_ASSERT(dup);
+    return dup;
 }
 
 /* ====================================================================
- * The header schema
+ * The header schema, over json-c's tree
  * ==================================================================== */
 
-static void serror(TlSafetensors *f, Json *j, const char *fmt, ...)
-    TL_PRINTF(3, 4);
+typedef struct Walk {
+    TlSafetensors *f;
+    Scan *sc;
+    size_t next;                /* the next object of the scan */
+    char *err;
+    size_t errlen;
+} Walk;
 
-/* A schema error (valid JSON, wrong content). */
-static void serror(TlSafetensors *f, Json *j, const char *fmt, ...)
+static int werror(Walk *w, const char *fmt, ...) TL_PRINTF(2, 3);
+
+/* A schema error (valid JSON, wrong content); returns -1. */
+static int werror(Walk *w, const char *fmt, ...)
 {
     char msg[300];
     va_list ap;
 
-    if (j->failed)
-        return;
-    j->failed = 1;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    itp_error(j->err, j->errlen, f->src.name, "%s", msg);
+    itp_error(w->err, w->errlen, w->f->src.name, "%s", msg);
+    return -1;
 }
 
-/* "__metadata__": {"key": "value", ...} */
-static int parse_meta(TlSafetensors *f, Json *j)
+/* Object o, which must be the next one of the text: NULL when its keys
+ * are distinct, else one that appears twice (malloc'd).  json-c keeps
+ * the last value of a repeated key in the place of the first, so the
+ * objects of the tree come in the text's order as long as each is
+ * checked before those inside it. */
+static char *object_repeats(Walk *w, json_object *o)
 {
-    if (jexpect(j, '{', "expected '{' after \"__metadata__\"") < 0)
-        return -1;
-    if (jaccept(j, '}'))
-        return 0;
-    do {
-        char *k = jstring(j), *v = NULL;
-        if (!k || jexpect(j, ':', "expected ':'") < 0) {
-            free(k);
-            return -1;
-        }
-        if (jpeek(j) != '"')
-            serror(f, j, "metadata value of '%s' is not a string", k);
-        else
-            v = jstring(j);
-        for (int i = 0; v && i < f->nmeta; i++)
-            if (!strcmp(f->meta[2 * i], k)) {
-                serror(f, j, "metadata key '%s' appears twice", k);
-                free(v);
-                v = NULL;
-            }
-        if (!v) {
-            free(k);
-            return -1;
-        }
-        if (2 * f->nmeta + 2 > f->meta_cap) {
-            f->meta_cap = f->meta_cap ? 2 * f->meta_cap : 8;
-            f->meta = tl_xrealloc(f->meta,
-                                  (size_t)f->meta_cap * sizeof *f->meta);
-        }
-        f->meta[2 * f->nmeta] = k;
-        f->meta[2 * f->nmeta + 1] = v;
-        f->nmeta++;
-    } while (jaccept(j, ','));
-    return jexpect(j, '}', "expected ',' or '}'");
+    size_t k = w->next++;
+
+    TL_ASSERT(k < w->sc->nobj);
+    if (w->sc->members[k] == (size_t)json_object_object_length(o))
+        return NULL;
+    return repeated_key(w->sc, k);
 }
 
-/* [d0, d1, ...] into e->shape, or [begin, end] (offsets). */
-static int parse_ints(TlSafetensors *f, Json *j, TlSafetensorsEntry *e,
-                      int offsets)
+/* v as the user wrote it, shortened, for a message. */
+static void describe(json_object *v, char *out, size_t size)
 {
-    int64_t v[TL_MAX_RANK];
-    int n = 0, max = offsets ? 2 : TL_MAX_RANK;
+    const char *s = json_object_to_json_string_ext(
+        v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (strlen(s) > 40)
+        snprintf(out, size, "%.37s...", s);
+    else
+        snprintf(out, size, "%s", s);
+}
 
-    if (jexpect(j, '[', "expected '['") < 0)
-        return -1;
-    if (!jaccept(j, ']')) {
-        do {
-            if (n == max) {
-                if (offsets)
-                    serror(f, j, "data_offsets of tensor '%s' has more "
-                            "than 2 numbers", e->name);
-                else
-                    serror(f, j, "tensor '%s' has rank above the "
-                            "maximum of %d", e->name, TL_MAX_RANK);
-                return -1;
-            }
-            if ((v[n++] = juint(j)) < 0)
-                return -1;
-        } while (jaccept(j, ','));
-        if (jexpect(j, ']', "expected ',' or ']'") < 0)
-            return -1;
-    }
-    if (offsets) {
-        if (n != 2) {
-            serror(f, j, "data_offsets of tensor '%s' needs 2 numbers",
-                    e->name);
-            return -1;
+/* List `field` of tensor e, of at most max non-negative integers, into
+ * v; returns how many it holds (up to max + 1), or -1 after an error. */
+static int walk_ints(Walk *w, json_object *o, const TlSafetensorsEntry *e,
+                     const char *field, int64_t *v, int max)
+{
+    size_t n;
+    char d[48];
+
+    if (!json_object_is_type(o, json_type_array))
+        return werror(w, "%s of tensor '%s' is not a list", field,
+                      e->name);
+    n = json_object_array_length(o);
+    if (n > (size_t)max)
+        return max + 1;
+    for (size_t i = 0; i < n; i++) {
+        json_object *x = json_object_array_get_idx(o, i);
+        if (!json_object_is_type(x, json_type_int) ||
+            json_object_get_int64(x) < 0) {
+            describe(x, d, sizeof d);
+            return werror(w, "%s of tensor '%s' holds %s, not a "
+                          "non-negative integer", field, e->name, d);
         }
-        e->begin = (uint64_t)v[0];
-        e->end = (uint64_t)v[1];
-    } else {
-        e->rank = n;
-        for (int i = 0; i < n; i++)
-            e->shape[i] = v[i];
+        if (json_object_get_uint64(x) > INT64_MAX)
+            return werror(w, "%s of tensor '%s' holds a number above "
+                          "2^63 - 1", field, e->name);
+        v[i] = json_object_get_int64(x);
     }
-    return 0;
+    return (int)n;
 }
 
 /* {"dtype": ..., "shape": [...], "data_offsets": [b, e]} */
-static int parse_tensor(TlSafetensors *f, Json *j, TlSafetensorsEntry *e)
+static int walk_tensor(Walk *w, json_object *o, TlSafetensorsEntry *e)
 {
-    int seen[3] = {0, 0, 0};
     static const char *const fields[3] = {"dtype", "shape",
                                           "data_offsets"};
+    json_object *val[3] = {NULL, NULL, NULL};
+    int seen[3] = {0, 0, 0}, n;
+    struct json_object_iterator it, end;
+    const char *d;
+    char *dup;
+    int64_t off[2];
 
-    if (jexpect(j, '{', "expected '{' after a tensor name") < 0)
+    if (!json_object_is_type(o, json_type_object))
+        return werror(w, "tensor '%s' is not an object", e->name);
+    it = json_object_iter_begin(o);
+    end = json_object_iter_end(o);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        const char *k = json_object_iter_peek_name(&it);
+        int which = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(k, fields[i]))
+                which = i;
+        if (which < 0)
+            return werror(w, "tensor '%s' has an unexpected field '%s'",
+                          e->name, k);
+        val[which] = json_object_iter_peek_value(&it);
+        seen[which] = 1;
+    }
+    if ((dup = object_repeats(w, o))) {
+        werror(w, "tensor '%s' has field '%s' twice", e->name, dup);
+        free(dup);
         return -1;
-    if (!jaccept(j, '}')) {
-        do {
-            char *k = jstring(j);
-            int which = -1;
-            if (!k)
-                return -1;
-            for (int i = 0; i < 3; i++)
-                if (!strcmp(k, fields[i]))
-                    which = i;
-            if (which < 0 || seen[which]++) {
-                serror(f, j, which < 0
-                        ? "tensor '%s' has an unexpected field '%s'"
-                        : "tensor '%s' has field '%s' twice", e->name, k);
-                free(k);
-                return -1;
-            }
-            free(k);
-            if (jexpect(j, ':', "expected ':'") < 0)
-                return -1;
-            if (which == 0) {
-                char *d;
-                if (jpeek(j) != '"') {
-                    serror(f, j, "dtype of tensor '%s' is not a string",
-                            e->name);
-                    return -1;
-                }
-                if (!(d = jstring(j)))
-                    return -1;
-                e->dtype = DT_NONE;
-                for (size_t i = 0; i < sizeof st_dtypes / sizeof
-                     *st_dtypes; i++)
-                    if (!strcmp(d, st_dtypes[i].name))
-                        e->dtype = st_dtypes[i].dt;
-                if (e->dtype == DT_NONE)
-                    serror(f, j, "tensor '%s' has dtype '%s', which tdsl "
-                            "does not support", e->name, d);
-                free(d);
-                if (e->dtype == DT_NONE)
-                    return -1;
-            } else if (parse_ints(f, j, e, which == 2) < 0) {
-                return -1;
-            }
-        } while (jaccept(j, ','));
-        if (jexpect(j, '}', "expected ',' or '}'") < 0)
-            return -1;
     }
     for (int i = 0; i < 3; i++)
-        if (!seen[i]) {
-            serror(f, j, "tensor '%s' lacks '%s'", e->name, fields[i]);
-            return -1;
-        }
+        if (!seen[i])
+            return werror(w, "tensor '%s' lacks '%s'", e->name, fields[i]);
+
+    if (!json_object_is_type(val[0], json_type_string))
+        return werror(w, "dtype of tensor '%s' is not a string", e->name);
+    d = json_object_get_string(val[0]);
+    e->dtype = DT_NONE;
+    for (size_t i = 0; i < sizeof st_dtypes / sizeof *st_dtypes; i++)
+        if (!strcmp(d, st_dtypes[i].name))
+            e->dtype = st_dtypes[i].dt;
+    if (e->dtype == DT_NONE)
+        return werror(w, "tensor '%s' has dtype '%s', which tdsl does not "
+                      "support", e->name, d);
+
+    if ((n = walk_ints(w, val[1], e, "shape", e->shape, TL_MAX_RANK)) < 0)
+        return -1;
+    if (n > TL_MAX_RANK)
+        return werror(w, "tensor '%s' has rank above the maximum of %d",
+                      e->name, TL_MAX_RANK);
+    e->rank = n;
+
+    if ((n = walk_ints(w, val[2], e, "data_offsets", off, 2)) < 0)
+        return -1;
+    if (n != 2)
+        return werror(w, n > 2 ? "data_offsets of tensor '%s' has more "
+                      "than 2 numbers" : "data_offsets of tensor '%s' "
+                      "needs 2 numbers", e->name);
+    e->begin = (uint64_t)off[0];
+    e->end = (uint64_t)off[1];
     return 0;
 }
 
-static int parse_top(TlSafetensors *f, Json *j)
+/* "__metadata__": {"key": "value", ...} */
+static int walk_meta(Walk *w, json_object *o)
 {
-    int had_meta = 0;
+    TlSafetensors *f = w->f;
+    struct json_object_iterator it, end;
+    char *dup;
 
-    if (jexpect(j, '{', "expected '{'") < 0)
+    if (!json_object_is_type(o, json_type_object))
+        return werror(w, "\"__metadata__\" is not an object");
+    if ((dup = object_repeats(w, o))) {
+        werror(w, "metadata key '%s' appears twice", dup);
+        free(dup);
         return -1;
-    if (!jaccept(j, '}')) {
-        do {
-            char *k = jstring(j);
-            TlSafetensorsEntry *e;
-            if (!k)
-                return -1;
-            if (jexpect(j, ':', "expected ':'") < 0) {
-                free(k);
-                return -1;
-            }
-            if (!strcmp(k, "__metadata__")) {
-                free(k);
-                if (had_meta++) {
-                    serror(f, j, "\"__metadata__\" appears twice");
-                    return -1;
-                }
-                if (parse_meta(f, j) < 0)
-                    return -1;
-                continue;
-            }
-            if (f->n == f->cap) {
-                f->cap = f->cap ? 2 * f->cap : 16;
-                f->ent = tl_xrealloc(f->ent,
-                                     (size_t)f->cap * sizeof *f->ent);
-            }
-            e = &f->ent[f->n++];
-            memset(e, 0, sizeof *e);
-            e->name = k;
-            if (parse_tensor(f, j, e) < 0)
-                return -1;
-        } while (jaccept(j, ','));
-        if (jexpect(j, '}', "expected ',' or '}'") < 0)
-            return -1;
     }
-    if (jpeek(j) != -1) {
-        jerror(j, "unexpected text after the header object");
-        return -1;
+    f->meta = tl_xmalloc((2 * (size_t)json_object_object_length(o) + 1) *
+                         sizeof *f->meta);
+    it = json_object_iter_begin(o);
+    end = json_object_iter_end(o);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        const char *k = json_object_iter_peek_name(&it);
+        json_object *v = json_object_iter_peek_value(&it);
+        if (!json_object_is_type(v, json_type_string))
+            return werror(w, "metadata value of '%s' is not a string", k);
+        f->meta[2 * f->nmeta] = tl_xstrdup(k);
+        f->meta[2 * f->nmeta + 1] = tl_xstrdup(json_object_get_string(v));
+        f->nmeta++;
     }
     return 0;
+}
+
+/* The whole header: tensors by name, and "__metadata__". */
+static int walk_top(Walk *w, json_object *root)
+{
+    TlSafetensors *f = w->f;
+    struct json_object_iterator it, end;
+    char *dup;
+
+    if ((dup = object_repeats(w, root))) {
+        if (!strcmp(dup, "__metadata__"))
+            werror(w, "\"__metadata__\" appears twice");
+        else
+            werror(w, "tensor '%s' appears twice", dup);
+        free(dup);
+        return -1;
+    }
+    f->ent = tl_xmalloc(((size_t)json_object_object_length(root) + 1) *
+                        sizeof *f->ent);
+    it = json_object_iter_begin(root);
+    end = json_object_iter_end(root);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        const char *k = json_object_iter_peek_name(&it);
+        json_object *v = json_object_iter_peek_value(&it);
+        TlSafetensorsEntry *e;
+        if (!strcmp(k, "__metadata__")) {
+            if (walk_meta(w, v) < 0)
+                return -1;
+            continue;
+        }
+        e = &f->ent[f->n++];
+        memset(e, 0, sizeof *e);
+        e->name = tl_xstrdup(k);
+        if (walk_tensor(w, v, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* What json-c's error means, in the words of the other messages. */
+static const char *json_error_text(enum json_tokener_error e)
+{
+    switch (e) {
+    case json_tokener_continue:
+    case json_tokener_error_parse_eof:
+        return "unexpected end";
+    case json_tokener_error_depth:
+        return "nesting too deep";
+    case json_tokener_error_parse_null:
+    case json_tokener_error_parse_boolean:
+    case json_tokener_error_parse_unexpected:
+        return "unexpected character";
+    case json_tokener_error_parse_number:
+        return "malformed number";
+    case json_tokener_error_parse_array:
+        return "expected ',' or ']'";
+    case json_tokener_error_parse_object_key_name:
+        return "expected a string";
+    case json_tokener_error_parse_object_key_sep:
+        return "expected ':'";
+    case json_tokener_error_parse_object_value_sep:
+        return "expected ',' or '}'";
+    case json_tokener_error_parse_string:
+        return "bad escape in a string";
+    case json_tokener_error_parse_utf8_string:
+        return "invalid UTF-8";
+    default:
+        return json_tokener_error_desc(e);
+    }
+}
+
+/* Parses and checks text[0..n) (text[n] is free for a NUL) into f. */
+static int parse_header(TlSafetensors *f, char *text, size_t n, char *err,
+                        size_t errlen)
+{
+    json_tokener *tok;
+    json_object *root = NULL;
+    enum json_tokener_error je;
+    size_t end, first;
+    Scan sc;
+    Walk w;
+    int rc = -1;
+
+    /* The NUL tells json-c that the text ends there. */
+    text[n] = 0;
+    /* Only an object will do; json-c would call "" an unexpected end. */
+    first = strspn(text, " \t\r\n");
+    if (text[first] != '{') {
+        itp_error(err, errlen, f->src.name, "malformed header: expected "
+                  "'{' at byte %zu of the header", first);
+        return -1;
+    }
+    tok = json_tokener_new_ex(MAX_DEPTH);
+    TL_ASSERT(tok && n < INT32_MAX);
+    memset(&sc, 0, sizeof sc);
+    /* Trailing characters are allowed so that the loop below can say
+     * where the object ended (the header is padded with blanks). */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+                                JSON_TOKENER_ALLOW_TRAILING_CHARS |
+                                JSON_TOKENER_VALIDATE_UTF8);
+    root = json_tokener_parse_ex(tok, text, (int)n + 1);
+    je = json_tokener_get_error(tok);
+    end = json_tokener_get_parse_end(tok);
+    if (end > n)
+        end = n;
+    if (je != json_tokener_success) {
+        /* json-c takes a NUL for the end of the text */
+        size_t nul = strlen(text);
+        itp_error(err, errlen, f->src.name,
+                  "malformed header: %s at byte %zu of the header",
+                  nul < n ? "unexpected NUL byte" : json_error_text(je),
+                  nul < n ? nul : end);
+        goto out;
+    }
+    TL_ASSERT(json_object_is_type(root, json_type_object));
+    for (size_t i = end; i < n; i++)
+        if (!text[i] || !strchr(" \t\r\n", text[i])) {
+            itp_error(err, errlen, f->src.name, "malformed header: "
+                      "unexpected text after the header object at byte "
+                      "%zu of the header", i);
+            goto out;
+        }
+    sc.s = text;
+    sc.n = end;
+    if (scan_text(&sc) < 0) {
+        itp_error(err, errlen, f->src.name,
+                  "malformed header: %s at byte %zu of the header",
+                  sc.what, sc.bad);
+        goto out;
+    }
+    memset(&w, 0, sizeof w);
+    w.f = f;
+    w.sc = &sc;
+    w.err = err;
+    w.errlen = errlen;
+    rc = walk_top(&w, root);
+out:
+    free(sc.members);
+    free(sc.start);
+    json_object_put(root);
+    json_tokener_free(tok);
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)
@@ -622,7 +723,6 @@ static TlSafetensors *open_src(TlSafetensors *f, char *err, size_t errlen)
     unsigned char len8[8];
     uint64_t hlen = 0;
     char *text;
-    Json j;
 
     if (f->src.size < 8) {
         itp_error(err, errlen, f->src.name,
@@ -655,13 +755,7 @@ static TlSafetensors *open_src(TlSafetensors *f, char *err, size_t errlen)
         goto fail;
     }
     f->data_off = 8 + hlen;
-    memset(&j, 0, sizeof j);
-    j.s = (const unsigned char *)text;
-    j.n = (size_t)hlen;
-    j.name = f->src.name;
-    j.err = err;
-    j.errlen = errlen;
-    if (parse_top(f, &j) < 0) {
+    if (parse_header(f, text, (size_t)hlen, err, errlen) < 0) {
         free(text);
         goto fail;
     }

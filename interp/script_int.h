@@ -68,7 +68,7 @@ TL_INTERNAL TlValue itp_num_unary(TlOp op, TlDType dt, const TlValue *a);
 TL_INTERNAL TlValue itp_num_builtin(TlBuiltinId id, TlDType dt,
                                     const TlValue *args, int n);
 /* Shortest text that reads back as v at its dtype's precision, as
- * messages show numbers ("1.2345678", "3", "nan"). */
+ * messages show numbers ("1.2345678", "1.0", "3" for integers, "nan"). */
 TL_INTERNAL void itp_num_text(TlBuf *out, TlDType dt, double v);
 
 /* ====================================================================
@@ -89,8 +89,8 @@ TL_INTERNAL int itp_assert_allclose(TlInterp *ip, TlExpr *e, TlBuf *out);
  * exec.c: helpers for builtins.c
  * ==================================================================== */
 
-/* Evaluates e, which must give an integer scalar (any integer dtype,
- * or bool): 0 with *v, or -1 after reporting. */
+/* Evaluates e, which the checker made an integer scalar (of any
+ * integer dtype): 0 with *v, or -1 after reporting. */
 TL_INTERNAL int itp_eval_int(TlInterp *ip, TlExpr *e, int64_t *v);
 
 #endif

@@ -38,8 +38,8 @@ TlValue itp_value_copy(const TlValue *v)
         tl_tensor_ref(v->t);
     if (v->s)
         r.s = tl_xstrdup(v->s);
-    if (v->n) {
-        r.items = tl_xcalloc((size_t)v->n, sizeof *r.items);
+    if (v->items) {
+        r.items = tl_xcalloc((size_t)v->n + 1, sizeof *r.items);
         for (int i = 0; i < v->n; i++)
             r.items[i] = itp_value_copy(&v->items[i]);
     }
@@ -254,6 +254,8 @@ void itp_num_text(TlBuf *out, TlDType dt, double v)
             break;
     }
     buf_puts(out, tmp);
+    if (!strpbrk(tmp, ".e"))
+        buf_puts(out, ".0");        /* a float looks like one: "1.0" */
 }
 
 /* ====================================================================

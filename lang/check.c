@@ -260,8 +260,17 @@ static void poison_names(Kern *kc, TlStmt *st)
 
     for (int i = 0; i < st->names.n; i++) {
         TlIdent *id = &st->names.v[i];
+        ScopeEnt *ent = id->name ? rsv_here(kc->scope, id->name) : NULL;
         TlFunc *f;
-        if (!id->name || rsv_here(kc->scope, id->name))
+        if (ent && tl_ref_kind(ent->sym) == REF_FUNC) {
+            /* An output it meant to define is not "never defined". */
+            f = ent->sym;
+            if (f->kind == FN_OUTPUT && !f->stmt) {
+                f->stmt = st;
+                f->dtype = DT_NONE;
+            }
+        }
+        if (!id->name || ent)
             continue;
         f = chk_func(c, FN_CALL, id->name, id->loc, -1);
         f->kernel = kc->k;
@@ -869,7 +878,7 @@ int chk_program(Chk *c, TlProgram *prog)
     TlItemList *items = &prog->items;
 
     c->prog = prog;
-    c->top = rsv_scope(c, NULL, "program");
+    c->top = rsv_scope(c, c->module ? NULL : c->prior, "program");
     vec_push(c->a, c->stack, prog);
     /* Imports first, then the program's own names. */
     for (int i = 0; i < items->n; i++)
@@ -931,6 +940,7 @@ int tl_check_opts(TlSession *s, TlProgram *prog, const TlCheckOpts *opts)
     c.next_id = &next_id;
     c.stack = &stack;
     c.allow_redefine = opts && opts->allow_redefine;
+    c.prior = chk_prior_scope(&c, opts);
     return chk_program(&c, prog);
 }
 

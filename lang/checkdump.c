@@ -238,6 +238,8 @@ static void func_line(TlBuf *b, const TlFunc *f)
     }
     if (f->fixed && f->kind == FN_STAGE)
         buf_puts(b, "  (fixed)");
+    if (f->kind == FN_CONST && f->let && f->let->verify)
+        buf_puts(b, "  (declared; checked at run time)");
     buf_putc(b, '\n');
 }
 

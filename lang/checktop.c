@@ -201,6 +201,8 @@ static int is_callable(const void *sym)
 
 static TVal let_value(Chk *c, TlExpr *e, TlLet *l)
 {
+    if (l->pos >= c->item_pos)
+        l = chk_prior_let(c, l);    /* the REPL's `let a = a + 1` */
     if (l->pos >= c->item_pos) {
         diag_error(c->s, e->loc, DIAG_USE_BEFORE_DEF, l->name);
         diag_note(c->s, l->loc, "'%s' is defined here", l->name);
@@ -1121,11 +1123,147 @@ static void set_let(Chk *c, TlLet *l, TlDType dt, int rank,
     }
 }
 
+/* A size of a let's declared type as a constant: literals and
+ * + - * / % of them (floor division, as in kernels).  NULL when it is
+ * anything else, or divides by zero, or overflows. */
+static TlSymExpr *decl_size(Chk *c, TlExpr *e)
+{
+    TlSymExpr *x, *y;
+
+    if (!e)
+        return NULL;
+    if (e->kind == EX_INT) {
+        e->dtype = DT_I64;
+        e->rank = 0;
+        return sym_const(c->a, e->ival);
+    }
+    if (e->kind == EX_UNARY && e->op == OP_NEG)
+        return (x = decl_size(c, e->a)) ? sym_scale(c->a, x, -1) : NULL;
+    if (e->kind != EX_BINARY || !(x = decl_size(c, e->a)) ||
+        !(y = decl_size(c, e->b)))
+        return NULL;
+    switch (e->op) {
+    case OP_ADD: return sym_add(c->a, x, y);
+    case OP_SUB: return sym_sub(c->a, x, y);
+    case OP_MUL: return sym_mul(c->a, x, y);
+    case OP_DIV: return sym_div(c->a, x, y);
+    case OP_MOD: return sym_mod(c->a, x, y);
+    default: return NULL;
+    }
+}
+
+/* The shape of `let NAME: DTYPE[...] = ...` as constants; NULL after
+ * reporting a size that is not one. */
+static TlSymExpr **decl_shape(Chk *c, const TlStmt *st)
+{
+    const TlParam *p = st->decl;
+    TlSymExpr **shape = arena_alloc(c->a, (size_t)(p->shape.n + 1) *
+                                              sizeof *shape);
+    int ok = 1;
+
+    for (int i = 0; i < p->shape.n; i++) {
+        TlExpr *x = p->shape.v[i];
+        TlSymExpr *e = decl_size(c, x);
+        int64_t n;
+        if (!x)
+            return NULL;
+        if (!e || !tl_sym_const(e, &n)) {
+            TlBuf b;
+            buf_init(&b);
+            ast_print_expr(&b, x);
+            diag_error(c->s, x->loc, DIAG_LET_DECL_SIZE, b.s, p->name);
+            buf_free(&b);
+            diag_hint(c->s, "the sizes of a top-level tensor are "
+                            "numbers, or arithmetic on numbers: "
+                            "f32[64, 3 * 3]");
+            ok = 0;
+        } else if (n < 0) {
+            diag_error(c->s, x->loc, DIAG_NEGATIVE_SIZE, (long long)n);
+            ok = 0;
+        }
+        shape[i] = e;
+    }
+    return ok ? shape : NULL;
+}
+
+/* "'f32[64, 3]'": a declared type for messages. */
+static const char *decl_text(Chk *c, const TlParam *p,
+                             TlSymExpr *const *shape)
+{
+    TlBuf b;
+    const char *r;
+
+    buf_init(&b);
+    buf_printf(&b, "'%s[", dt_name(p->dtype));
+    for (int i = 0; i < p->shape.n; i++) {
+        if (i)
+            buf_puts(&b, ", ");
+        tl_sym_print(&b, shape[i]);
+    }
+    buf_puts(&b, "]'");
+    r = arena_strdup(c->a, b.s);
+    buf_free(&b);
+    return r;
+}
+
+/* `let l: DTYPE[shape] = v`: v must agree with the declaration where
+ * the checker knows it (a weak literal adapts); what it cannot know (a
+ * load) is left to the run time (l->verify).  The let gets the
+ * declared type either way, so kernels can read it. */
+static void let_decl(Chk *c, TlLet *l, TlExpr **slot, TVal v,
+                     TlSymExpr **shape)
+{
+    const TlParam *p = l->stmt->decl;
+    int rank = p->shape.n, bad_shape = 0, bad_type = 0, verify = 0;
+
+    if (v.kind == TV_ERR || !shape)
+        return;
+    if (v.kind != TV_VALUE) {
+        bad_shape = 1;
+    } else {
+        if (v.rank < 0)
+            verify = 1;
+        else if (v.rank != rank)
+            bad_shape = 1;
+        for (int i = 0; !bad_shape && v.rank == rank && i < rank; i++) {
+            int64_t have, want;
+            if (!v.shape || !tl_sym_const(v.shape[i], &have))
+                verify = 1;
+            else if (tl_sym_const(shape[i], &want) && have != want)
+                bad_shape = 1;
+        }
+        if (v.dt == DT_NONE)
+            verify = 1;
+        else if (rank == 0 && v.rank == 0 && ty_weak(*slot))
+            bad_type = !ty_fits(c, slot, p->dtype);
+        else
+            bad_type = v.dt != p->dtype;
+    }
+    if (bad_shape || bad_type) {
+        const char *what = describe(c, v);
+        if (v.kind == TV_VALUE && v.rank < 0)
+            what = arena_printf(c->a, "a tensor of type '%s'",
+                                dt_name(v.dt));
+        diag_error(c->s, (*slot)->loc, DIAG_LET_DECL_MISMATCH, l->name,
+                   decl_text(c, p, shape), what);
+        diag_note(c->s, p->type_loc, "the type of '%s' is declared here",
+                  l->name);
+        if (!bad_shape)
+            diag_hint(c->s, "convert the value: %s(...)",
+                      dt_name(p->dtype));
+        return;
+    }
+    set_let(c, l, p->dtype, rank, shape);
+    l->declared = 1;
+    l->verify = verify;
+}
+
 void chk_let(Chk *c, TlLet *l)
 {
     TlStmt *st = l->stmt;
     TlLet *first = st->sym;
     int save = c->item_pos, nerr = c->s->nerrors;
+    TlSymExpr **shape = NULL;
     TVal v;
 
     if (first->checked >= 2)
@@ -1138,6 +1276,8 @@ void chk_let(Chk *c, TlLet *l)
     }
     first->checked = 1;
     c->item_pos = first->pos;
+    if (st->decl)
+        shape = decl_shape(c, st);
     {
         TlLet *outer = c->cur_let;
         c->cur_let = first;
@@ -1172,6 +1312,8 @@ void chk_let(Chk *c, TlLet *l)
             diag_error(c->s, st->loc, DIAG_LET_COUNT, st->names.n);
     } else if (v.kind == TV_NONE) {
         diag_error(c->s, st->value->loc, DIAG_NO_VALUE);
+    } else if (st->decl) {
+        let_decl(c, first, &st->value, v, shape);
     } else if (v.kind == TV_VALUE) {
         set_let(c, first, v.dt, v.rank, v.shape);
     } else if (v.kind != TV_ERR) {

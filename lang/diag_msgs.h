@@ -111,6 +111,7 @@ X(BUILTIN_ARG, ERROR, "argument %d of '%s' must be %s")
 X(TOP_TENSOR_ARITH, ERROR, "'%s' on whole tensors is not supported in top-level statements")
 X(NEG_UNSIGNED, ERROR, "unary '-' cannot be applied to '%s' values")
 X(ARG_REDUCE_VARS, ERROR, "'%s' takes exactly one reduction variable, not %d")
+X(LET_DECL_MISMATCH, ERROR, "'%s' is declared %s but its value is %s")
 /* end of checker types section */
 
 /* ---- checker: shapes and bounds ------------------------------------- */
@@ -136,6 +137,7 @@ X(WHOLE_FORM, ERROR, "'%s' is bound to a whole-tensor expression, which cannot i
 X(WHOLE_SCALAR, ERROR, "the right side of '%s = ...' has no tensor operand")
 X(WHOLE_SHAPE, ERROR, "the operands of '%s' differ in axis %d: '%s' has %s but '%s' has %s")
 X(WHOLE_RANK, ERROR, "the operands of '%s' differ in rank: '%s' has rank %d but the others have rank %d")
+X(LET_DECL_SIZE, ERROR, "size '%s' in the type of '%s' is not an integer constant")
 /* end of checker shapes section */
 
 /* ---- checker: schedules --------------------------------------------- */
@@ -187,7 +189,6 @@ X(RT_EXTERN_SHAPE, ERROR, "axis %d of argument '%s' of '%s' has size %lld but mu
 /* ---- scripts and the command line ------------------------------------ */
 X(ASSERT_FAILED, ERROR, "assertion failed: %s")
 X(TARGET_UNAVAILABLE, ERROR, "target '%s' is not available yet: %s")
-X(EXTERN_UNAVAILABLE, ERROR, "cannot call extern '%s': calls of externs are not implemented yet")
 X(LOAD_FAILED, ERROR, "cannot load %s")
 X(SAVE_FAILED, ERROR, "cannot save %s")
 X(TENSOR_FILE_KIND, ERROR, "'%s' is not a tensor file: the name must end in .npy or .safetensors")

@@ -286,6 +286,25 @@ static void dump_layout(Dumper *D, DNode *n, const TlLayout *l)
         node(D, n, "broadcast %s", idents(D, &l->bcast, ", "));
 }
 
+static void dump_param(Dumper *D, DNode *parent, const char *what,
+                       const TlParam *p, int scalar)
+{
+    DNode *n;
+
+    if (scalar < 0)
+        scalar = p->is_scalar;
+    if (scalar)
+        n = node(D, parent, "%s %s: %s scalar", what, nz(p->name),
+                 dt_name(p->dtype));
+    else
+        n = node(D, parent, "%s %s: %s rank %d", what, nz(p->name),
+                 dt_name(p->dtype), p->shape.n);
+    for (int i = 0; i < p->shape.n; i++)
+        dump_expr(D, n, "dim", p->shape.v[i]);
+    if (p->init)
+        dump_expr(D, n, "default", p->init);
+}
+
 static void dump_stmt(Dumper *D, DNode *parent, const TlStmt *st)
 {
     static const char *const kw[ST__COUNT] = {
@@ -306,6 +325,8 @@ static void dump_stmt(Dumper *D, DNode *parent, const TlStmt *st)
         break;
     case ST_LET:
         n = node(D, parent, "let %s", idents(D, &st->names, ", "));
+        if (st->decl)
+            dump_param(D, n, "type", st->decl, 0);
         dump_expr(D, n, NULL, st->value);
         break;
     case ST_PRINT:
@@ -341,25 +362,6 @@ static void dump_stmt(Dumper *D, DNode *parent, const TlStmt *st)
 }
 
 /* what: "param", "scalar" or "output"; scalar < 0: as p->is_scalar. */
-static void dump_param(Dumper *D, DNode *parent, const char *what,
-                       const TlParam *p, int scalar)
-{
-    DNode *n;
-
-    if (scalar < 0)
-        scalar = p->is_scalar;
-    if (scalar)
-        n = node(D, parent, "%s %s: %s scalar", what, nz(p->name),
-                 dt_name(p->dtype));
-    else
-        n = node(D, parent, "%s %s: %s rank %d", what, nz(p->name),
-                 dt_name(p->dtype), p->shape.n);
-    for (int i = 0; i < p->shape.n; i++)
-        dump_expr(D, n, "dim", p->shape.v[i]);
-    if (p->init)
-        dump_expr(D, n, "default", p->init);
-}
-
 static void dump_item(Dumper *D, DNode *parent, const TlItem *it)
 {
     DNode *n;
@@ -384,10 +386,9 @@ static void dump_item(Dumper *D, DNode *parent, const TlItem *it)
             dump_stmt(D, n, it->body.v[i]);
         break;
     case IT_EXTERN:
-        n = node(D, parent, "extern %s -> %s%s%s", nz(it->name),
-                 it->ret ? dt_name(it->ret) : "(none)",
-                 it->lib ? " from " : "",
-                 it->lib ? quoted(D, it->lib) : "");
+        n = node(D, parent, "extern %s%sfn %s -> %s",
+                 it->lib ? quoted(D, it->lib) : "", it->lib ? " " : "",
+                 nz(it->name), it->ret ? dt_name(it->ret) : "(none)");
         for (int i = 0; i < it->params.n; i++)
             dump_param(D, n, "param", &it->params.v[i], -1);
         break;

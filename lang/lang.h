@@ -367,6 +367,9 @@ struct TlStmt {
     TlIdentList names;  /* stage index vars; let/bind names; directive
                          * stage path (a.b.c) */
     TlExpr *value;
+    TlParam *decl;      /* let with a type, `let W: f32[64, 3] = ...`:
+                         * name, dtype and shape as written (one name
+                         * only); NULL otherwise */
     TlDirectiveList dirs;
     TlLayout *layout;
     void *sym;          /* checker */
@@ -400,7 +403,8 @@ struct TlItem {
     int out_parens;     /* outputs written inside ( ) */
     TlDType ret;
     TlLoc ret_loc;
-    const char *lib;    /* extern ... from "lib" */
+    const char *lib;    /* extern "lib" fn ...: the library, or NULL */
+    TlLoc lib_loc;      /* of the library string */
     TlStmtList body;
     const char *target;
     TlLoc target_loc;
@@ -919,6 +923,17 @@ struct TlLet {
     int rank;               /* -1 if unknown */
     TlSymExpr **shape;      /* [rank]: constants where known, else NULL */
     TlFunc *func;           /* how kernels read it (FN_CONST) */
+    /* Written with a type, `let W: f32[64, 3] = load(...)`
+     * (stmt->decl): dtype, rank and shape above are the declared ones,
+     * every size a constant.  The checker compared them with what it
+     * knows of the value, and a known disagreement is an error.  When
+     * it could not know everything (verify: a load, or a value made
+     * from one), the run time must check the value against dtype, rank
+     * and shape before binding the name, and stop with an error at
+     * stmt->decl->type_loc if they differ; the value is never
+     * converted (an f64 file for an f32 declaration is an error). */
+    int declared;
+    int verify;
     /* Checker bookkeeping: index of its item, progress (0 new,
      * 1 checking, 2 done, 3 failed), kind of value (strings, lists). */
     int pos, checked, vkind;
@@ -976,7 +991,8 @@ struct TlExternInfo {
     TlDType ret;
     TlDType *params;        /* [nparams] */
     int nparams;
-    const char *lib;        /* `from "lib"` or NULL */
+    const char *lib;        /* `extern "lib" fn ...`, or NULL: the
+                             * running process, then libm */
     int tensors;            /* has tensor parameters (item->params has
                              * their shapes): top level only */
 };
@@ -1108,9 +1124,18 @@ struct TlSchedInfo {
 };
 
 /* tl_check with options.  allow_redefine: a top-level `let` may
- * define a name again (the REPL); a file makes that an error. */
+ * define a name again (the REPL); a file makes that an error.
+ * prior[nprior]: programs of the same session checked before without
+ * errors, oldest first (the REPL's earlier inputs).  Their kernels,
+ * externs, imported names and top-level lets are visible to prog as if
+ * defined before its first item; the newest definition of a name wins,
+ * and prog may define any of them again, shadowing it (a let's right
+ * side still sees the earlier value: `let a = a + 1`).  Checking
+ * changes nothing of theirs that the interpreter reads. */
 typedef struct TlCheckOpts {
     int allow_redefine;
+    TlProgram *const *prior;
+    int nprior;
 } TlCheckOpts;
 int tl_check_opts(TlSession *s, TlProgram *prog, const TlCheckOpts *opts);
 

@@ -148,6 +148,8 @@ typedef struct Chk {
     int allow_redefine;     /* REPL: a let may be defined again */
     TlLet *cur_let;         /* the let whose value is being checked */
     Scope *local;           /* top-level reduction variables, or NULL */
+    Scope *prior;           /* TlCheckOpts.prior's names (checkprior.c),
+                             * the parent of the main program's scope */
 } Chk;
 
 /* ====================================================================
@@ -211,6 +213,16 @@ TL_INTERNAL void chk_top_stmt(Chk *c, TlItem *it);
 /* Makes sure the let l has been checked (it may be used by a kernel
  * before its statement is reached in order). */
 TL_INTERNAL void chk_let(Chk *c, TlLet *l);
+
+/* ====================================================================
+ * checkprior.c - names of earlier programs (TlCheckOpts.prior)
+ * ==================================================================== */
+
+/* The scopes of opts->prior's names, oldest outermost; NULL if none. */
+TL_INTERNAL Scope *chk_prior_scope(Chk *c, const TlCheckOpts *opts);
+/* For a let l used before its definition in the program: the earlier
+ * program's let of that name (`let a = a + 1`), else l. */
+TL_INTERNAL TlLet *chk_prior_let(Chk *c, TlLet *l);
 
 /* ====================================================================
  * resolve.c - scopes and name resolution

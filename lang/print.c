@@ -17,6 +17,8 @@
  *    `:` of slices, `.` and `@`; `, ` after commas; none inside
  *    brackets or parentheses; named arguments `name = value`;
  *    parameters `name: f32[M, K]`, rank 0 `f32[]`, scalars after `; `;
+ *    typed lets `let W: f32[64, 3] = ...`; externs
+ *    `extern "libm.so.6" fn erff(x: f32) -> f32` (no library: `extern fn`);
  *    outputs always in parentheses; reductions `sum(k) body`,
  *    `sum(k in 0..K, r) body`; slices `T[0:2, :, ::2]`; casts `f16(x)`.
  *  - Literals: strings re-escaped; floats as spelled in the source; ints
@@ -479,6 +481,20 @@ static void layout(TlBuf *o, const TlLayout *l)
     }
 }
 
+static void param(TlBuf *o, const TlParam *p, int scalar)
+{
+    buf_printf(o, "%s: %s", p->name, dt_name(p->dtype));
+    if (!scalar) {
+        buf_putc(o, '[');
+        expr_list(o, &p->shape);
+        buf_putc(o, ']');
+    }
+    if (p->init) {
+        buf_puts(o, " = ");
+        expr(o, p->init, P_LOW, 0);
+    }
+}
+
 /* Everything of a statement but a directive chain's links. */
 static void stmt_head(TlBuf *o, const TlStmt *st)
 {
@@ -495,7 +511,10 @@ static void stmt_head(TlBuf *o, const TlStmt *st)
         break;
     case ST_LET:
         buf_puts(o, "let ");
-        ident_list(o, &st->names, ", ");
+        if (st->decl)
+            param(o, st->decl, 0);
+        else
+            ident_list(o, &st->names, ", ");
         buf_puts(o, " = ");
         break;
     case ST_PRINT:
@@ -525,20 +544,6 @@ static void stmt_head(TlBuf *o, const TlStmt *st)
         tl_unreachable();
     }
     expr(o, st->value, P_LOW, 0);
-}
-
-static void param(TlBuf *o, const TlParam *p, int scalar)
-{
-    buf_printf(o, "%s: %s", p->name, dt_name(p->dtype));
-    if (!scalar) {
-        buf_putc(o, '[');
-        expr_list(o, &p->shape);
-        buf_putc(o, ']');
-    }
-    if (p->init) {
-        buf_puts(o, " = ");
-        expr(o, p->init, P_LOW, 0);
-    }
 }
 
 static void param_list(TlBuf *o, const TlParamList *l, int scalar)
@@ -575,15 +580,16 @@ static void item_head(TlBuf *o, const TlItem *it)
             buf_printf(o, " as %s", it->variant);
         break;
     case IT_EXTERN:
-        buf_printf(o, "extern %s(", it->name);
+        buf_puts(o, "extern ");
+        if (it->lib) {
+            put_escaped(o, it->lib);
+            buf_putc(o, ' ');
+        }
+        buf_printf(o, "fn %s(", it->name);
         param_list(o, &it->params, -1);
         buf_putc(o, ')');
         if (it->ret != DT_NONE)
             buf_printf(o, " -> %s", dt_name(it->ret));
-        if (it->lib) {
-            buf_puts(o, " from ");
-            put_escaped(o, it->lib);
-        }
         break;
     case IT_IMPORT:
         buf_puts(o, "import ");

@@ -321,7 +321,10 @@ static TlFunc *tensor_of(RCtx *r, TlExpr *name, void *sym, int indexed)
             if (l->checked == 2) {
                 diag_error(c->s, name->loc, DIAG_LET_TYPE_UNKNOWN, l->name);
                 diag_note(c->s, l->loc, "'%s' is defined here", l->name);
-                diag_hint(c->s, "pass it to the kernel as a parameter");
+                diag_hint(c->s, "declare its type where it is defined, "
+                                "as in 'let %s: f32[64, 3] = load(...)', "
+                                "or pass it to the kernel as a parameter",
+                          l->name);
             }
             return NULL;
         }
@@ -341,6 +344,13 @@ static void walk_name(RCtx *r, TlExpr *e)
     void *sym = lookup(r, e->str, e->loc);
     TlFunc *g;
 
+    if (!sym && dt_from_name(e->str, strlen(e->str)) != DT_NONE) {
+        /* A bare dtype names a type only in top-level calls such as
+         * rand(f32, [4]). */
+        diag_error(c->s, e->loc, DIAG_NOT_IN_KERNEL, "a dtype name");
+        diag_hint(c->s, "to convert a value, write %s(...)", e->str);
+        return;
+    }
     if (!sym) {
         diag_error(c->s, e->loc, DIAG_UNKNOWN_NAME, e->str);
         rsv_suggest(c, r->sc, e->str, is_value);

@@ -37,7 +37,7 @@
     COMMENT ILLEGAL NEWLINE
     IDENT INT FLOAT STRING FACTOR DTYPE
     KERNEL SCHEDULE EXTERN IMPORT LET PRINT ASSERT TIME TARGET LAYOUT
-    ON FOR IN AS FROM TRUE FALSE SUM PROD MAX MIN ARGMAX ARGMIN
+    ON FOR IN AS FN TRUE FALSE SUM PROD MAX MIN ARGMAX ARGMIN
     LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA SEMI COLON DOT
     DOTDOT ARROW ASSIGN EQ NE LT LE GT GE PLUS MINUS STAR SLASH PERCENT
     AND OR NOT AT.
@@ -180,6 +180,8 @@ static void check_params_depth(PrsCtx *c, const TlParamList *l)
 static void check_stmt_depth(PrsCtx *c, const TlStmt *st)
 {
     check_depth(c, st->value);
+    if (st->decl)
+        check_list_depth(c, &st->decl->shape);
     for (int i = 0; i < st->dirs.n; i++)
         check_list_depth(c, &st->dirs.v[i].args);
 }
@@ -499,6 +501,18 @@ static TlStmt *mk_bind(PrsCtx *c, const PrsTok *k, const TlIdentList *v,
     return stmt_end(c, st, e->loc);
 }
 
+/* `let NAME: f32[64, 3] = e`: a let with its type (one name). */
+static TlStmt *mk_let_decl(PrsCtx *c, const PrsTok *k, TlParam *p,
+                           TlExpr *e)
+{
+    TlStmt *st = ast_stmt(c->s, ST_LET, k->loc);
+
+    ast_push_ident(c->s, &st->names, p->name, p->loc);
+    st->decl = p;
+    st->value = e;
+    return stmt_end(c, st, e->loc);
+}
+
 /* print / assert / time e, or a bare expression (k NULL). */
 static TlStmt *mk_kw(PrsCtx *c, TlStmtKind kind, const PrsTok *k,
                           TlExpr *e)
@@ -689,25 +703,23 @@ static TlItem *mk_schedule(PrsCtx *c, const PrsTok *k, const PrsTok *n,
     return it;
 }
 
-static TlItem *mk_extern(PrsCtx *c, const PrsTok *k, const PrsTok *n,
-                         const TlParamList *p, const PrsTok *ret)
+/* `extern ["lib"] fn NAME(params) -> T` (lib NULL when not written). */
+static TlItem *mk_extern(PrsCtx *c, const PrsTok *k, const PrsTok *lib,
+                         const PrsTok *n, const TlParamList *p,
+                         const PrsTok *ret)
 {
     TlItem *it = ast_item(c->s, IT_EXTERN, k->loc);
 
     it->name = tok_str(c, n);
     it->name_loc = n->loc;
+    if (lib) {
+        it->lib = tok_string(c, lib);
+        it->lib_loc = lib->loc;
+    }
     it->params = *p;
     it->ret = dt_from_name(ret->text, (size_t)ret->len);
     it->ret_loc = ret->loc;
     it->end_line = end_line(c, ret->loc);
-    return it;
-}
-
-/* `... from "libfoo.so"`. */
-static TlItem *extern_lib(PrsCtx *c, TlItem *it, const PrsTok *lib)
-{
-    it->lib = tok_string(c, lib);
-    it->end_line = end_line(c, lib->loc);
     return it;
 }
 
@@ -842,15 +854,13 @@ import(A) ::= IMPORT(K) STRING(P) AS IDENT(N).
 qname(A) ::= IDENT(A).
 qname(A) ::= qname(B) DOT IDENT(C).         { A = tok_join(c, &B, &C); }
 
-// extern erff(x: f32) -> f32 [from "libm.so.6"]
+// extern ["libm.so.6"] fn erff(x: f32) -> f32
 %type extern {TlItem *}
-%type extern_head {TlItem *}
-extern_head(A) ::= EXTERN(K) IDENT(N) LPAREN xparams(P) RPAREN ARROW
-                   DTYPE(T).
-                                    { A = mk_extern(c, &K, &N, &P, &T); }
-extern(A) ::= extern_head(A).
-extern(A) ::= extern_head(E) FROM STRING(L).
-                                            { A = extern_lib(c, E, &L); }
+extern(A) ::= EXTERN(K) FN IDENT(N) LPAREN xparams(P) RPAREN ARROW DTYPE(T).
+                                { A = mk_extern(c, &K, 0, &N, &P, &T); }
+extern(A) ::= EXTERN(K) STRING(L) FN IDENT(N) LPAREN xparams(P) RPAREN
+              ARROW DTYPE(T).
+                                { A = mk_extern(c, &K, &L, &N, &P, &T); }
 
 // Extern parameters: scalars `x: f32` or tensors `x: f32[N]`.
 %type xparams {TlParamList}
@@ -1010,10 +1020,13 @@ cfactor(A) ::= IDENT(X) AT IDENT(L).        { A = mk_axis_factor(c, &X, &L); }
 // Top-level statements
 // ====================================================================
 
-// let a [, b] = e   print e   assert e   time e   target T   e
+// let a [, b] = e   let W: f32[64, 3] = e   print e   assert e
+// time e   target T   e
 %type tstmt {TlStmt *}
 tstmt(A) ::= LET(K) names(V) ASSIGN expr(E).
                                             { A = mk_bind(c, &K, &V, E); }
+tstmt(A) ::= LET(K) tparam(P) ASSIGN expr(E).
+                                            { A = mk_let_decl(c, &K, P, E); }
 tstmt(A) ::= PRINT(K) expr(E).              { A = mk_kw(c, ST_PRINT, &K, E); }
 tstmt(A) ::= ASSERT(K) expr(E).             { A = mk_kw(c, ST_ASSERT, &K, E); }
 tstmt(A) ::= TIME(K) expr(E).               { A = mk_kw(c, ST_TIME, &K, E); }
@@ -1272,7 +1285,7 @@ static const char *spelling(int k)
         [TK_PRINT] = "print", [TK_ASSERT] = "assert", [TK_TIME] = "time",
         [TK_TARGET] = "target", [TK_LAYOUT] = "layout", [TK_ON] = "on",
         [TK_FOR] = "for", [TK_IN] = "in", [TK_AS] = "as",
-        [TK_FROM] = "from", [TK_TRUE] = "true", [TK_FALSE] = "false",
+        [TK_FN] = "fn", [TK_TRUE] = "true", [TK_FALSE] = "false",
         [TK_SUM] = "sum", [TK_PROD] = "prod", [TK_MAX] = "max",
         [TK_MIN] = "min", [TK_ARGMAX] = "argmax", [TK_ARGMIN] = "argmin",
         [TK_LPAREN] = "(", [TK_RPAREN] = ")", [TK_LBRACKET] = "[",
@@ -1429,6 +1442,10 @@ static void syntax_error(PrsCtx *c, void *engine, int kind,
                  accepts(&k, TK_NEWLINE))
             diag_hint(c->s, "a top-level binding needs 'let': "
                             "let NAME = ...");
+        else if (kind == TK_IDENT && accepts(&k, TK_FN))
+            diag_hint(c->s, "an extern is declared as "
+                            "'extern \"libm.so.6\" fn NAME(x: f32) -> "
+                            "f32' (the library may be left out)");
     }
 }
 }

@@ -390,6 +390,7 @@ static int scan_token(PrsLexer *lx, PrsTok *t)
         "kernel"         { return TK_KERNEL; }
         "schedule"       { return TK_SCHEDULE; }
         "extern"         { return TK_EXTERN; }
+        "fn"             { return TK_FN; }
         "import"         { return TK_IMPORT; }
         "let"            { return TK_LET; }
         "print"          { return TK_PRINT; }
@@ -401,7 +402,6 @@ static int scan_token(PrsLexer *lx, PrsTok *t)
         "for"            { return TK_FOR; }
         "in"             { return TK_IN; }
         "as"             { return TK_AS; }
-        "from"           { return TK_FROM; }
         "true"           { return TK_TRUE; }
         "false"          { return TK_FALSE; }
         "sum"            { return TK_SUM; }

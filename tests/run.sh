@@ -193,7 +193,7 @@ roundtrip() {
 }
 
 for f in examples/*.tdsl $(find stdlib -name '*.tdsl' 2>/dev/null | sort) \
-         tests/parse/*.tdsl tests/fmt/*.tdsl; do
+         tests/parse/*.tdsl tests/fmt/*.tdsl tests/script/*.tdsl; do
     [ -e "$f" ] && roundtrip "$f"
 done
 
@@ -298,6 +298,64 @@ for f in tests/diag/*.tdsl; do
         fail "$name" "stderr differs" "$tmp/diff"
     elif [ "$rc" -gt 1 ]; then
         fail "$name" "exit status $rc" "$tmp/err"
+    else
+        ok "$name"
+    fi
+done
+
+# --------------------------------------------------------------------
+# Scripts: tests/script/NAME.tdsl holds a block
+#     # >>> stdout
+#     # f32[2]
+#     # <<<
+# equal to the stdout of `tdsl NAME.tdsl`, run in an empty folder (so
+# that save and load work on files of their own).  The exit status must
+# be 0, unless the file also holds a `# >>> stderr` block: then stderr
+# must equal it (the script's path written FILE) and the status be 1.
+# --------------------------------------------------------------------
+
+# block KIND FILE: print the `# >>> KIND` block of FILE; fail if none.
+block() {
+    awk -v k="$1" '$0 ~ "^#[ ]?>>> " k "[ \t]*$" { inb = 1; next }
+         inb && /^#[ ]?<<<[ \t]*$/ { inb = 0; found = 1; next }
+         inb { sub(/^# ?/, ""); print }
+         END { exit !found }' "$2"
+}
+
+for f in tests/script/*.tdsl; do
+    [ -e "$f" ] || continue
+    base=${f##*/}
+    name=script/${base%.tdsl}
+    selected "$name" || continue
+    if ! block stdout "$f" >"$tmp/expected"; then
+        fail "$name" "no '# >>> stdout' ... '# <<<' block"
+        continue
+    fi
+    want=0
+    block stderr "$f" >"$tmp/expected_err" && want=1
+    d=$(mktemp -d "$tmp/script.XXXXXX")
+    abs=$(pwd)/$f
+    (cd "$d" && exec "$TDSL_ABS" "$abs") >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    rm -rf "$d"
+    awk -v p="$abs" '{
+            s = $0; o = ""
+            while ((i = index(s, p)) > 0) {
+                o = o substr(s, 1, i - 1) "FILE"
+                s = substr(s, i + length(p))
+            }
+            print o s
+        }' "$tmp/err" >"$tmp/actual_err"
+    if grep -q -e 'internal error' -e 'Sanitizer' -e 'runtime error:' \
+        "$tmp/err"; then
+        fail "$name" "internal error or sanitizer report" "$tmp/err"
+    elif ! same "$tmp/expected" "$tmp/out"; then
+        fail "$name" "stdout differs" "$tmp/diff"
+    elif [ "$want" = 1 ] && ! same "$tmp/expected_err" "$tmp/actual_err"
+    then
+        fail "$name" "stderr differs" "$tmp/diff"
+    elif [ "$rc" != "$want" ]; then
+        fail "$name" "exit status $rc, expected $want" "$tmp/err"
     else
         ok "$name"
     fi

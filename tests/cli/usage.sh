@@ -36,8 +36,8 @@ usage_error 2 "fmt: -w cannot rewrite standard input" fmt -w -
 usage_error 2 "dump: say what to dump" dump a.tdsl
 usage_error 1 "cannot read '$TMP/none.tdsl'" check "$TMP/none.tdsl"
 
-for c in repl run lower compile bench import sim; do
+for c in lower compile bench import sim; do
     usage_error 2 "'$c' is not implemented yet (see issue" "$c"
 done
-usage_error 2 "is not implemented yet (see issue 3)" "$TMP/script.tdsl"
+usage_error 1 "cannot read '$TMP/script.tdsl'" "$TMP/script.tdsl"
 exit 0

@@ -245,31 +245,6 @@ static void test_npy_variants(void)
         CHECK(t && t->dtype == DT_U8 && ((uint8_t *)t->data)[3] == 255);
         tl_tensor_unref(t);
     }
-    /* Fortran order: the data is the transpose; 2x3 with the columns
-     * stored one after the other */
-    {
-        float col[] = {0, 3, 1, 4, 2, 5};
-        n = mknpy(f, 1, "{'descr': '<f4', 'fortran_order': True, "
-                        "'shape': (2, 3), }", col, sizeof col);
-        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
-        CHECK(t && t->shape[0] == 2 && t->shape[1] == 3);
-        CHECK(t && tl_tensor_is_contiguous(t));
-        for (int i = 0; t && i < 6; i++)
-            CHECK(((float *)t->data)[i] == i);
-        tl_tensor_unref(t);
-    }
-    {
-        /* 3-d: element (i, j, k) at i + 2j + 4k in the file */
-        int8_t v[16];
-        for (int i = 0; i < 16; i++)
-            v[i] = (int8_t)i;
-        n = mknpy(f, 1, "{'descr': '|i1', 'fortran_order': True, "
-                        "'shape': (2, 2, 4), }", v, sizeof v);
-        t = tl_npy_read_mem(f, n, "x.npy", err, sizeof err);
-        CHECK(t && tl_tensor_get_i64(t, (int64_t[]){1, 0, 3}) == 13);
-        CHECK(t && tl_tensor_get_i64(t, (int64_t[]){0, 1, 2}) == 10);
-        tl_tensor_unref(t);
-    }
     /* versions 2.0 and 3.0, Python 2 longs, blanks, data after the
      * array (ignored, as numpy does) */
     {
@@ -359,6 +334,23 @@ static void test_npy_errors(void)
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", 7,
          "'b.npy': file too short: the data needs 8 bytes at offset 65, "
          "the file has 72"},
+        /* the size is checked before allocating: 2^34 bytes */
+        {1, "{'descr': '<f4', 'fortran_order': False, "
+            "'shape': (65536, 65536)}", 4,
+         "'b.npy': file too short: the data needs 17179869184 bytes at "
+         "offset 75, the file has 79"},
+        /* Fortran order is refused, whatever the rank (numpy writes True
+         * only when the layout differs from C order) */
+        {1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
+         24, "'b.npy': Fortran-order arrays are not supported; save with "
+             "np.ascontiguousarray(a)"},
+        {1, "{'descr': '|i1', 'fortran_order': True, 'shape': (3,), }",
+         3, "'b.npy': Fortran-order arrays are not supported; save with "
+            "np.ascontiguousarray(a)"},
+        /* ... after the dtype and the header's syntax */
+        {1, "{'descr': '<c8', 'fortran_order': True, 'shape': (2, 3), }",
+         48, "'b.npy': unsupported dtype '<c8' (tdsl reads f2 f4 f8 i1 i2 "
+             "i4 i8 u1 b1)"},
         {1, "{'descr': '<f4, 'fortran_order': False, 'shape': ()}", 4,
          "'b.npy': malformed header: expected ',' or '}' at byte 17 of "
          "the header"},
@@ -379,7 +371,7 @@ static void test_npy_errors(void)
                                   "':' after a key at byte 9 of the "
                                   "header"},
     };
-    unsigned char f[512], zero[16] = {0};
+    unsigned char f[512], zero[64] = {0};
     char err[300];
 
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -413,15 +405,21 @@ static void test_npy_errors(void)
  * .safetensors
  * ==================================================================== */
 
-/* A .safetensors image: length, the header as given, ndata zero bytes. */
-static size_t mkst(unsigned char *out, const char *header, size_t ndata)
+/* A .safetensors image: length, the header's hl bytes, ndata zero
+ * bytes. */
+static size_t mkst_n(unsigned char *out, const char *header, size_t hl,
+                     size_t ndata)
 {
-    size_t hl = strlen(header);
     for (int i = 0; i < 8; i++)
         out[i] = (unsigned char)((uint64_t)hl >> (8 * i));
     memcpy(out + 8, header, hl);
     memset(out + 8 + hl, 0, ndata);
     return 8 + hl + ndata;
+}
+
+static size_t mkst(unsigned char *out, const char *header, size_t ndata)
+{
+    return mkst_n(out, header, strlen(header), ndata);
 }
 
 static void test_st_roundtrip(void)
@@ -554,62 +552,173 @@ static void test_st_write_errors(void)
 /* Each broken file (header text, bytes of data) with its message. */
 static void test_st_errors(void)
 {
+    /* F32 "a" of shape [1], or A(S) with the shape S in its place */
+#define A "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}"
+#define AS(S) "{\"a\":{\"dtype\":\"F32\",\"shape\":" S ","           \
+              "\"data_offsets\":[0,4]}}"
     static const struct {
         const char *header;
         int data;
         const char *msg;
     } cases[] = {
+        /* JSON syntax, as json-c finds it */
         {"", 0, "'b.st': malformed header: expected '{' at byte 0 of the "
                 "header"},
-        {"[]", 0, "'b.st': malformed header: expected '{' at byte 0 of the "
-                  "header"},
+        {"  []", 0, "'b.st': malformed header: expected '{' at byte 2 of "
+                    "the header"},
         {"{} x", 0, "'b.st': malformed header: unexpected text after the "
                     "header object at byte 3 of the header"},
-        {"{\"a\":{\"dtype\":\"U16\",\"shape\":[1],\"data_offsets\":[0,2]}}",
-         2, "'b.st': tensor 'a' has dtype 'U16', which tdsl does not "
-            "support"},
-        {"{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[],\"data_offsets\":"
-         "[0,1]}}", 1, "'b.st': tensor 'a' has dtype 'F8_E4M3', which tdsl "
-                       "does not support"},
+        {"{\"a\"", 0, "'b.st': malformed header: unexpected end at byte 4 "
+                      "of the header"},
+        {"{\"a", 0, "'b.st': malformed header: unexpected end at byte 3 of "
+                    "the header"},
+        {A " \"b\":1}", 4, "'b.st': malformed header: expected ',' or '}' "
+                           "at byte 54 of the header"},
+        {A ",}", 4, "'b.st': malformed header: unexpected character at "
+                    "byte 54 of the header"},
+        {"{\"a\" 1}", 0, "'b.st': malformed header: expected ':' at byte 5 "
+                         "of the header"},
+        {"{1:2}", 0, "'b.st': malformed header: expected a string at byte 1 "
+                     "of the header"},
+        {"{\"a\":{\"shape\":[1,}}", 4, "'b.st': malformed header: "
+                                       "unexpected character at byte 17 of "
+                                       "the header"},
+        {"{\"a\":{\"shape\":[1 2]}}", 4, "'b.st': malformed header: "
+                                         "expected ',' or ']' at byte 17 "
+                                         "of the header"},
+        {"{\"a\":{\"shape\":[02]}}", 4, "'b.st': malformed header: "
+                                        "malformed number at byte 17 of "
+                                        "the header"},
+        {"{\"a\":tru}", 0, "'b.st': malformed header: unexpected character "
+                           "at byte 8 of the header"},
+        {"{\"a\":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}", 0,
+         "'b.st': malformed header: nesting too deep at byte 20 of the "
+         "header"},
+        {"{\"a\\qb\":{}}", 0, "'b.st': malformed header: bad escape in a "
+                              "string at byte 4 of the header"},
+        {"{\"\\u00\":{}}", 0, "'b.st': malformed header: bad escape in a "
+                              "string at byte 6 of the header"},
+        {"{\"\xff\":{}}", 0, "'b.st': malformed header: invalid UTF-8 at "
+                             "byte 2 of the header"},
+        /* ... and what json-c lets through, found by the scan */
+        {"{\"\xc0\x80\":{}}", 0, "'b.st': malformed header: invalid UTF-8 "
+                                 "at byte 2 of the header"},
+        {"{\"\xed\xa0\x80\":{}}", 0, "'b.st': malformed header: invalid "
+                                     "UTF-8 at byte 2 of the header"},
+        {"{\"\xf4\x90\x80\x80\":{}}", 0, "'b.st': malformed header: "
+                                         "invalid UTF-8 at byte 2 of the "
+                                         "header"},
+        {"{\"a\tb\":{}}", 0, "'b.st': malformed header: control character "
+                             "in a string at byte 3 of the header"},
+        {"{'a':{}}", 0, "'b.st': malformed header: single-quoted string at "
+                        "byte 1 of the header"},
+        {"{\"k\":{}, \"\\ud800x\":{}}", 0, "'b.st': malformed header: "
+                                           "unpaired surrogate in a \\u "
+                                           "escape at byte 10 of the "
+                                           "header"},
+        {"{\"\\ud800\\u0041\":{}}", 0, "'b.st': malformed header: unpaired "
+                                       "surrogate in a \\u escape at byte 2 "
+                                       "of the header"},
+        {"{\"\\udc00\":{}}", 0, "'b.st': malformed header: unpaired "
+                                "surrogate in a \\u escape at byte 2 of the "
+                                "header"},
+        {"{\"a\\u0000\":{}}", 0, "'b.st': malformed header: NUL character "
+                                 "in a string at byte 3 of the header"},
+        /* repeated keys, which json-c would drop silently */
+        {"{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\"}}", 4,
+         "'b.st': tensor 'a' has field 'dtype' twice"},
+        {"{\"a\":{\"dtype\":{\"x\":{}},\"dtype\":\"F32\",\"shape\":[1],"
+         "\"data_offsets\":[0,4]}}", 4,
+         "'b.st': tensor 'a' has field 'dtype' twice"},
+        {"{\"a\":{\"x\":1,\"x\":1}}", 4,
+         "'b.st': tensor 'a' has an unexpected field 'x'"},
+        {A ",\"b\":{\"shape\":[],\"dtype\":\"U8\",\"shape\":[1]}}", 4,
+         "'b.st': tensor 'b' has field 'shape' twice"},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+         "\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
+         8, "'b.st': tensor 'a' appears twice"},
+        {A ",\"b\":{},\"\\u0061\":{}}", 4,
+         "'b.st': tensor 'a' appears twice"},
+        /* escapes above the surrogates are 6 bytes long */
+        {"{\"\\ue000\":{},\"b\":{},\"\\uE000\":{}}", 0,
+         "'b.st': tensor '\xee\x80\x80' appears twice"},
+        {"{\"\\ufc00\\\"\":{},\"b\":{},\"b\":{}}", 0,
+         "'b.st': tensor 'b' appears twice"},
+        {"{\"__metadata__\":{\"k\":\"v\"},\"a\":{\"shape\":[],"
+         "\"shape\":[]}}", 0, "'b.st': tensor 'a' has field 'shape' twice"},
+        {"{\"__metadata__\":{},\"__metadata__\":{}}", 0,
+         "'b.st': \"__metadata__\" appears twice"},
+        {"{\"__metadata__\":{\"k\":\"v\",\"k\":\"w\"}}", 0,
+         "'b.st': metadata key 'k' appears twice"},
+        {A ",\"__metadata__\":{\"k\\u00e9\":\"v\",\"k\xc3\xa9\":\"v\"}}", 4,
+         "'b.st': metadata key 'k\xc3\xa9' appears twice"},
+        /* the schema */
+        {"{\"a\":5}", 0, "'b.st': tensor 'a' is not an object"},
+        {"{\"a\":null}", 0, "'b.st': tensor 'a' is not an object"},
+        {"{\"__metadata__\":[]}", 0, "'b.st': \"__metadata__\" is not an "
+                                     "object"},
+        {"{\"__metadata__\":{\"k\":1}}", 0,
+         "'b.st': metadata value of 'k' is not a string"},
+        {"{\"__metadata__\":{\"k\":null}}", 0,
+         "'b.st': metadata value of 'k' is not a string"},
+        {"{\"a\":{}}", 0, "'b.st': tensor 'a' lacks 'dtype'"},
         {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}", 4,
          "'b.st': tensor 'a' lacks 'data_offsets'"},
         {"{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,4]}}", 4,
          "'b.st': tensor 'a' lacks 'shape'"},
         {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],"
          "\"x\":1}}", 4, "'b.st': tensor 'a' has an unexpected field 'x'"},
-        {"{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\"}}", 4,
-         "'b.st': tensor 'a' has field 'dtype' twice"},
-        {"{\"a\":{\"dtype\":7}}", 4,
+        {"{\"a\":{\"dtype\":7,\"shape\":[1],\"data_offsets\":[0,4]}}", 4,
          "'b.st': dtype of tensor 'a' is not a string"},
-        {"{\"a\":{\"shape\":[-1]}}", 4, "'b.st': malformed header: "
-                                        "negative number at byte 15 of the "
-                                        "header"},
-        {"{\"a\":{\"shape\":[2.0]}}", 4, "'b.st': malformed header: "
-                                         "expected an integer at byte 16 "
-                                         "of the header"},
-        {"{\"a\":{\"shape\":[02]}}", 4, "'b.st': malformed header: number "
-                                        "with a leading zero at byte 15 "
-                                        "of the header"},
-        {"{\"a\":{\"shape\":[1e3]}}", 4, "'b.st': malformed header: "
-                                         "expected an integer at byte 16 "
-                                         "of the header"},
-        {"{\"a\":{\"shape\":[99999999999999999999]}}", 4,
-         "'b.st': malformed header: number too large at byte 33 of the "
-         "header"},
-        {"{\"a\":{\"shape\":[1,2,3,4,5,6,7,8,9]}}", 4,
+        {"{\"a\":{\"dtype\":\"U16\",\"shape\":[1],\"data_offsets\":[0,2]}}",
+         2, "'b.st': tensor 'a' has dtype 'U16', which tdsl does not "
+            "support"},
+        {"{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[],\"data_offsets\":"
+         "[0,1]}}", 1, "'b.st': tensor 'a' has dtype 'F8_E4M3', which tdsl "
+                       "does not support"},
+        {AS("{}"), 4, "'b.st': shape of tensor 'a' is not a list"},
+        {AS("[-1]"), 4, "'b.st': shape of tensor 'a' holds -1, not a "
+                        "non-negative integer"},
+        {AS("[2.0]"), 4, "'b.st': shape of tensor 'a' holds 2.0, not a "
+                         "non-negative integer"},
+        {AS("[1e3]"), 4, "'b.st': shape of tensor 'a' holds 1e3, not a "
+                         "non-negative integer"},
+        {AS("[NaN]"), 4, "'b.st': shape of tensor 'a' holds NaN, not a "
+                         "non-negative integer"},
+        {AS("[true]"), 4, "'b.st': shape of tensor 'a' holds true, not a "
+                          "non-negative integer"},
+        {AS("[null]"), 4, "'b.st': shape of tensor 'a' holds null, not a "
+                          "non-negative integer"},
+        {AS("[[1]]"), 4, "'b.st': shape of tensor 'a' holds [1], not a "
+                         "non-negative integer"},
+        {AS("[\"a/b/cdefghijklmnopqrstuvwxyz0123456789ABC\"]"), 4,
+         "'b.st': shape of tensor 'a' holds \"a/b/cdefghijklmnopqrstuvwxyz"
+         "01234567..., not a non-negative integer"},
+        {AS("[9223372036854775808]"), 4,
+         "'b.st': shape of tensor 'a' holds a number above 2^63 - 1"},
+        {AS("[99999999999999999999]"), 4,
+         "'b.st': shape of tensor 'a' holds a number above 2^63 - 1"},
+        {AS("[1,2,3,4,5,6,7,8,9]"), 4,
          "'b.st': tensor 'a' has rank above the maximum of 8"},
-        {"{\"a\":{\"shape\":[1,}}", 4, "'b.st': malformed header: expected "
-                                       "a number at byte 17 of the header"},
-        {"{\"a\":{\"data_offsets\":[0,4,8]}}", 8,
-         "'b.st': data_offsets of tensor 'a' has more than 2 numbers"},
-        {"{\"a\":{\"data_offsets\":[0]}}", 8,
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":0}}", 4,
+         "'b.st': data_offsets of tensor 'a' is not a list"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,-4]}}",
+         4, "'b.st': data_offsets of tensor 'a' holds -4, not a "
+            "non-negative integer"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4,8]}}",
+         8, "'b.st': data_offsets of tensor 'a' has more than 2 numbers"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0]}}", 8,
          "'b.st': data_offsets of tensor 'a' needs 2 numbers"},
+        /* the entries against the file */
         {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}",
          8, "'b.st': data_offsets [4, 0] of tensor 'a' are outside the "
             "data (8 bytes)"},
         {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]}}",
          8, "'b.st': data_offsets [8, 12] of tensor 'a' are outside the "
             "data (8 bytes)"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":"
+         "[0,18446744073709551615]}}", 8,
+         "'b.st': data_offsets of tensor 'a' holds a number above 2^63 - 1"},
         {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,4]}}",
          8, "'b.st': tensor 'a' has 4 bytes of data, but its shape and "
             "dtype F32 need 8"},
@@ -622,50 +731,9 @@ static void test_st_errors(void)
         {"{\"z\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
          "\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[3,5]}}",
          8, "'b.st': tensors 'z' and 'a' overlap in the file"},
-        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
-         "\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
-         8, "'b.st': tensor 'a' appears twice"},
-        {"{\"__metadata__\":{},\"__metadata__\":{}}", 0,
-         "'b.st': \"__metadata__\" appears twice"},
-        {"{\"__metadata__\":{\"k\":1}}", 0,
-         "'b.st': metadata value of 'k' is not a string"},
-        {"{\"__metadata__\":{\"k\":\"v\",\"k\":\"w\"}}", 0,
-         "'b.st': metadata key 'k' appears twice"},
-        {"{\"__metadata__\":[]}", 0, "'b.st': malformed header: expected "
-                                     "'{' after \"__metadata__\" at byte "
-                                     "16 of the header"},
-        {"{\"\xff\":{}}", 0, "'b.st': malformed header: invalid UTF-8 at "
-                             "byte 2 of the header"},
-        {"{\"\xc0\x80\":{}}", 0, "'b.st': malformed header: invalid UTF-8 "
-                                 "at byte 2 of the header"},
-        {"{\"\xed\xa0\x80\":{}}", 0, "'b.st': malformed header: invalid "
-                                     "UTF-8 at byte 2 of the header"},
-        {"{\"a\tb\":{}}", 0, "'b.st': malformed header: control character "
-                             "in a string at byte 3 of the header"},
-        {"{\"a\\qb\":{}}", 0, "'b.st': malformed header: bad escape in a "
-                              "string at byte 4 of the header"},
-        {"{\"\\ud800x\":{}}", 0, "'b.st': malformed header: unpaired "
-                                 "surrogate in a \\u escape at byte 8 of "
-                                 "the header"},
-        {"{\"\\udc00\":{}}", 0, "'b.st': malformed header: unpaired "
-                                "surrogate in a \\u escape at byte 8 of the "
-                                "header"},
-        {"{\"\\u00\":{}}", 0, "'b.st': malformed header: bad \\u escape "
-                              "at byte 4 of the header"},
-        {"{\"\\u0000\":{}}", 0, "'b.st': malformed header: NUL character "
-                                "in a string at byte 8 of the header"},
-        {"{\"a\"", 0, "'b.st': malformed header: expected ':' at byte 4 "
-                      "of the header"},
-        {"{\"a", 0, "'b.st': malformed header: unterminated string at "
-                    "byte 3 of the header"},
-        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]} "
-         "\"b\":1}", 4, "'b.st': malformed header: expected ',' or '}' at "
-                        "byte 53 of the header"},
-        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[0,4]},}",
-         4, "'b.st': malformed header: expected a string at byte 53 of the "
-            "header"},
-        {"{\"a\":{}}", 0, "'b.st': tensor 'a' lacks 'dtype'"},
     };
+#undef A
+#undef AS
     unsigned char f[512];
     char err[300];
 
@@ -677,6 +745,18 @@ static void test_st_errors(void)
         if (!s)
             CHECK_STR(err, cases[i].msg);
         tl_safetensors_close(s);
+    }
+    /* NUL bytes in the header, and after the object */
+    {
+        static const char in[] = "{\"a\0\":{}}", after[] = "{}\0     ";
+        size_t n = mkst_n(f, in, sizeof in - 1, 0);
+        CHECK(!tl_safetensors_open_mem(f, n, "b.st", err, sizeof err));
+        CHECK_STR(err, "'b.st': malformed header: unexpected NUL byte at "
+                       "byte 3 of the header");
+        n = mkst_n(f, after, sizeof after - 1, 0);
+        CHECK(!tl_safetensors_open_mem(f, n, "b.st", err, sizeof err));
+        CHECK_STR(err, "'b.st': malformed header: unexpected text after "
+                       "the header object at byte 2 of the header");
     }
     CHECK(!tl_safetensors_open_mem("1234567", 7, "b.st", err, sizeof err));
     CHECK_STR(err, "'b.st': not a .safetensors file (shorter than 8 "
@@ -699,8 +779,8 @@ static void test_st_variants(void)
     char err[300];
     TlSafetensors *s;
     TlTensor *t;
-    size_t n = mkst(f, "{\"\\u00e9\\ud83d\\ude00\\/\\n\":{\"dtype\":\"I8\","
-                       "\"shape\":[2],\"data_offsets\":[4,6]},\r\n"
+    size_t n = mkst(f, "{\"\\u00e9\\ud83d\\ude00\\uffff\\/\\n\":{\"dtype\":"
+                       "\"I8\",\"shape\":[2],\"data_offsets\":[4,6]},\r\n"
                        "\"e\":{\"data_offsets\":[8,8],\"shape\":[0,3],"
                        "\"dtype\":\"BF16\"},\"__metadata__\":{}}\t",
                     8);
@@ -713,9 +793,9 @@ static void test_st_variants(void)
     if (!s)
         return;
     CHECK_STR(tl_safetensors_entry(s, 1)->name,
-              "\xc3\xa9\xf0\x9f\x98\x80/\n");
-    t = tl_safetensors_get(s, "\xc3\xa9\xf0\x9f\x98\x80/\n", err,
-                           sizeof err);
+              "\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbf/\n");
+    t = tl_safetensors_get(s, "\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbf/\n",
+                           err, sizeof err);
     CHECK(t && t->dtype == DT_I8 && ((int8_t *)t->data)[0] == -2 &&
           ((int8_t *)t->data)[1] == 3);
     tl_tensor_unref(t);

@@ -1,0 +1,605 @@
+/*
+ * repl.c - the REPL: `tdsl` alone, or `tdsl repl`.
+ *
+ * One session lives as long as the REPL.  Each input (one or more
+ * lines, until repl_scan says it is whole) is parsed into a program of
+ * its own and checked with the earlier accepted programs as
+ * TlCheckOpts.prior, so it sees their kernels, imports and lets; then
+ * its statements run in one interpreter, which keeps the values.  An
+ * input with a syntax or check error defines nothing.  An input that
+ * stops at a run-time error keeps what came before the error: its
+ * earlier items become a program of their own (the values bound stay
+ * bound), the rest is dropped.  A bare expression prints its value.
+ * Lines starting with ':' are commands (:help lists them).
+ */
+#include "cli/cli.h"
+#include "cli/repl.h"
+#include "config.h"
+#include "interp/interp.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct Repl {
+    TlSession *s;
+    TlInterp *ip;
+    TlVec prior;            /* TlProgram*: accepted inputs, oldest first
+                             * (in the session's arena) */
+    int ninputs;            /* inputs so far, naming their sources */
+    int interactive;
+    int failed;             /* an input had an error */
+    int quit;
+    char *next_line;        /* read, and the start of the next input */
+} Repl;
+
+static const char prompt_first[] = "tdsl> ";
+static const char prompt_more[] = "  ...> ";
+
+/* ====================================================================
+ * Inputs: parse, check, run
+ * ==================================================================== */
+
+/* A fresh count for each input, so that the error cap applies to one
+ * input and "had errors" means this one. */
+static void reset_counts(TlSession *s)
+{
+    s->nerrors = 0;
+    s->nwarnings = 0;
+    s->suppressed = 0;
+}
+
+static TlProgram *parse_text(Repl *r, const char *text)
+{
+    TlSession *s = r->s;
+    char name[32];
+    jmp_buf boundary;
+    TlProgram *volatile prog = NULL;
+    int file;
+
+    snprintf(name, sizeof name, "<input %d>", ++r->ninputs);
+    file = tl_add_source(s, name, text, strlen(text));
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0)
+        prog = prs_parse(s, file);
+    s->fatal = NULL;
+    if (!prog || s->nerrors > 0)
+        return NULL;
+    return prog;
+}
+
+/* Checks prog against the accepted inputs; 0 when it has no errors. */
+static int check_program(Repl *r, TlProgram *prog, int redefine)
+{
+    TlSession *s = r->s;
+    TlCheckOpts opts;
+    jmp_buf boundary;
+
+    memset(&opts, 0, sizeof opts);
+    opts.allow_redefine = redefine;
+    opts.prior = (TlProgram *const *)r->prior.v;
+    opts.nprior = r->prior.n;
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0)
+        tl_check_opts(s, prog, &opts);
+    s->fatal = NULL;
+    return s->nerrors > 0 ? -1 : 0;
+}
+
+/* A schedule the checker attached to its kernel belongs to a program
+ * that is dropped: take it off again. */
+static void drop_schedule(TlItem *it)
+{
+    TlSchedInfo *si = it->sym;
+    TlKernelInfo *k;
+    int j = 0;
+
+    if (it->kind != IT_SCHEDULE || tl_ref_kind(si) != REF_SCHEDULE ||
+        !(k = si->kernel))
+        return;
+    for (int i = 0; i < k->nschedules; i++)
+        if (k->schedules[i] != si)
+            k->schedules[j++] = k->schedules[i];
+    k->nschedules = j;
+}
+
+static void drop_items(TlProgram *prog, int from)
+{
+    for (int i = from; i < prog->items.n; i++)
+        if (prog->items.v[i])
+            drop_schedule(prog->items.v[i]);
+}
+
+/* Names that tab completion offers from now on. */
+static void offer_names(const TlProgram *prog)
+{
+    for (int i = 0; i < prog->items.n; i++) {
+        const TlItem *it = prog->items.v[i];
+        const TlProgram *m;
+        if (!it)
+            continue;
+        if (it->kind == IT_KERNEL || it->kind == IT_EXTERN)
+            repl_edit_add_name(it->name);
+        if (it->kind == IT_STMT && it->stmt && it->stmt->kind == ST_LET)
+            for (int j = 0; j < it->stmt->names.n; j++)
+                if (strcmp(it->stmt->names.v[j].name, "_"))
+                    repl_edit_add_name(it->stmt->names.v[j].name);
+        if (it->kind != IT_IMPORT || !(m = it->sym) || !it->path)
+            continue;
+        /* `import std.nn`: relu and nn.relu; `as k`: k.relu. */
+        const char *alias = it->alias;
+        if (!alias && !it->is_file) {
+            const char *dot = strrchr(it->path, '.');
+            alias = dot ? dot + 1 : it->path;
+        }
+        for (int j = 0; j < m->items.n; j++) {
+            const TlItem *x = m->items.v[j];
+            if (!x || !x->name ||
+                (x->kind != IT_KERNEL && x->kind != IT_EXTERN))
+                continue;
+            if (!it->alias)
+                repl_edit_add_name(x->name);
+            if (alias) {
+                TlBuf b;
+                buf_init(&b);
+                buf_printf(&b, "%s.%s", alias, x->name);
+                repl_edit_add_name(b.s);
+                buf_free(&b);
+            }
+        }
+    }
+}
+
+/* Makes the first n items of prog part of the session. */
+static void accept(Repl *r, TlProgram *prog, int n)
+{
+    TlProgram *kept = prog;
+
+    if (n < prog->items.n) {
+        drop_items(prog, n);
+        if (n == 0)
+            return;
+        kept = arena_alloc(&r->s->arena, sizeof *kept);
+        *kept = *prog;
+        kept->items.n = n;
+    }
+    vec_push(&r->s->arena, &r->prior, kept);
+    offer_names(kept);
+}
+
+static void put_value(const TlValue *v)
+{
+    TlBuf b;
+
+    buf_init(&b);
+    itp_value_print(&b, v);
+    buf_putc(&b, '\n');
+    fwrite(b.s, 1, b.len, stdout);
+    fflush(stdout);
+    buf_free(&b);
+}
+
+/* Runs one statement; a bare expression prints its value. */
+static int run_stmt(Repl *r, TlStmt *st)
+{
+    TlValue v;
+
+    if (st->kind != ST_EXPR)
+        return itp_exec_stmt(r->ip, st);
+    if (itp_eval(r->ip, st->value, &v) < 0)
+        return -1;
+    if (v.kind != VAL_NONE)
+        put_value(&v);
+    itp_value_free(&v);
+    return 0;
+}
+
+/* Runs prog's statements in order and accepts what ran. */
+static void run_program(Repl *r, TlProgram *prog)
+{
+    TlSession *s = r->s;
+    jmp_buf boundary;
+    volatile int i = 0;
+
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0) {
+        for (i = 0; i < prog->items.n; i++) {
+            TlItem *it = prog->items.v[i];
+            if (it && it->kind == IT_STMT && it->stmt &&
+                run_stmt(r, it->stmt) < 0)
+                break;
+        }
+    }
+    s->fatal = NULL;
+    fflush(stdout);
+    accept(r, prog, i);
+}
+
+/* A checked program whose items are discarded. */
+static void reject(Repl *r, TlProgram *prog)
+{
+    if (prog)
+        drop_items(prog, 0);
+    r->failed = 1;
+}
+
+static void eval_input(Repl *r, const char *text)
+{
+    TlProgram *prog;
+
+    reset_counts(r->s);
+    prog = parse_text(r, text);
+    if (!prog) {
+        r->failed = 1;
+        return;
+    }
+    if (check_program(r, prog, 1) < 0) {
+        reject(r, prog);
+        return;
+    }
+    run_program(r, prog);
+    if (r->s->nerrors > 0)
+        r->failed = 1;
+}
+
+/* ====================================================================
+ * Commands
+ * ==================================================================== */
+
+static void cmd_load(Repl *r, const char *arg)
+{
+    TlSession *s = r->s;
+    jmp_buf boundary;
+    TlProgram *volatile prog = NULL;
+    int file;
+
+    if (!*arg) {
+        fprintf(stderr, "':load' needs a file: :load FILE\n");
+        r->failed = 1;
+        return;
+    }
+    reset_counts(s);
+    file = tl_add_file(s, arg);
+    if (file < 0) {
+        r->failed = 1;
+        return;
+    }
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0)
+        prog = prs_parse(s, file);
+    s->fatal = NULL;
+    /* A file may not define a name twice, as with `tdsl FILE`. */
+    if (!prog || s->nerrors > 0 || check_program(r, prog, 0) < 0) {
+        reject(r, prog);
+        return;
+    }
+    run_program(r, prog);
+    if (s->nerrors > 0)
+        r->failed = 1;
+}
+
+/* The single expression of a command's argument, checked; NULL after
+ * reporting. */
+static TlExpr *command_expr(Repl *r, const char *cmd, const char *arg)
+{
+    TlProgram *prog;
+    TlStmt *st;
+
+    if (!*arg) {
+        fprintf(stderr, "':%s' needs an expression: :%s EXPR\n", cmd, cmd);
+        return NULL;
+    }
+    reset_counts(r->s);
+    prog = parse_text(r, arg);
+    if (!prog)
+        return NULL;
+    st = prog->items.n == 1 && prog->items.v[0] &&
+                 prog->items.v[0]->kind == IT_STMT
+             ? prog->items.v[0]->stmt
+             : NULL;
+    if (!st || st->kind != ST_EXPR) {
+        fprintf(stderr, "':%s' needs an expression, not a definition or "
+                        "a statement\n", cmd);
+        return NULL;
+    }
+    if (check_program(r, prog, 1) < 0) {
+        reject(r, prog);
+        return NULL;
+    }
+    /* Nothing of it is defined; it is dropped like a rejected input. */
+    drop_items(prog, 0);
+    return st->value;
+}
+
+/* The static type of a kernel call whose result shapes are all known
+ * numbers; 0 when some is not. */
+static int call_type(TlBuf *out, const TlCall *call)
+{
+    TlKernelInfo *k = call->callee;
+    TlBuf b;
+
+    if (!k || !call->results)
+        return 0;
+    buf_init(&b);
+    if (k->noutputs != 1)
+        buf_putc(&b, '(');
+    for (int i = 0; i < k->noutputs; i++) {
+        const TlFunc *f = call->results[i];
+        if (!f || f->dtype == DT_NONE) {
+            buf_free(&b);
+            return 0;
+        }
+        buf_printf(&b, "%s%s", i ? ", " : "", dt_name(f->dtype));
+        for (int j = 0; j < f->rank; j++) {
+            int64_t n;
+            if (!tl_sym_const(f->axes[j].extent, &n)) {
+                buf_free(&b);
+                return 0;
+            }
+            buf_printf(&b, "%s%lld", j ? ", " : "[", (long long)n);
+        }
+        if (f->rank > 0)
+            buf_putc(&b, ']');
+    }
+    if (k->noutputs != 1)
+        buf_putc(&b, ')');
+    buf_puts(out, b.s);
+    buf_free(&b);
+    return 1;
+}
+
+/* :type EXPR - from the value of a name, from the checker when a
+ * kernel call's shapes are known, else by evaluating the expression
+ * (save is not run: it has no value). */
+static void cmd_type(Repl *r, const char *arg)
+{
+    TlExpr *e = command_expr(r, "type", arg);
+    TlExpr *x;
+    TlBuf out;
+    jmp_buf boundary;
+    volatile int ok = 0;
+
+    if (!e) {
+        r->failed = 1;
+        return;
+    }
+    x = e->kind == EX_ON && e->a ? e->a : e;
+    buf_init(&out);
+    r->s->fatal = &boundary;
+    if (setjmp(boundary) == 0) {
+        const TlValue *lv;
+        TlValue v;
+        if (tl_ref_kind(x->sym) == REF_LET) {
+            lv = itp_let_value(r->ip, x->sym);
+            if (lv) {
+                itp_value_type(&out, lv);
+                ok = 1;
+            }
+        } else if (tl_ref_kind(x->sym) == REF_BUILTIN &&
+                   ((const TlBuiltin *)x->sym)->id == BI_SAVE) {
+            buf_puts(&out, "none");
+            ok = 1;
+        } else if (tl_ref_kind(x->sym) == REF_CALL &&
+                   call_type(&out, x->sym)) {
+            ok = 1;
+        } else if (itp_eval(r->ip, e, &v) == 0) {
+            itp_value_type(&out, &v);
+            itp_value_free(&v);
+            ok = 1;
+        }
+    }
+    r->s->fatal = NULL;
+    if (ok) {
+        buf_putc(&out, '\n');
+        fwrite(out.s, 1, out.len, stdout);
+        fflush(stdout);
+    } else {
+        r->failed = 1;
+    }
+    buf_free(&out);
+}
+
+/* :time EXPR - the `time` statement. */
+static void cmd_time(Repl *r, const char *arg)
+{
+    TlBuf b;
+
+    if (!*arg) {
+        fprintf(stderr, "':time' needs an expression: :time EXPR\n");
+        r->failed = 1;
+        return;
+    }
+    buf_init(&b);
+    buf_printf(&b, "time %s", arg);
+    eval_input(r, b.s);
+    buf_free(&b);
+}
+
+static const char help_text[] =
+    "commands:\n"
+    "  :load FILE       parse, check and run FILE in this session\n"
+    "  :type EXPR       the type of EXPR, e.g. f32[256, 128]\n"
+    "  :time EXPR       time EXPR: the median of several runs\n"
+    "  :help            this help\n"
+    "  :quit            leave (Ctrl-D too)\n"
+    "coming:\n"
+    "  :lower KERNEL    the loop IR after scheduling       (issue 4)\n"
+    "  :c KERNEL        the generated C                    (issue 4)\n"
+    "  :asm KERNEL      accelerator assembly               (issue 6)\n"
+    "  :layout TENSOR   which PE holds which element       (issue 6)\n"
+    "the language in five lines (lang/SPEC.md has it all):\n"
+    "  kernel add1(X: f32[N]) -> (Y: f32[N]) { Y[i] = X[i] + 1.0 }\n"
+    "  let a = rand(f32, [2, 3], seed = 1)  # zeros ones full arange load\n"
+    "  let s = sum(i, j) a[i, j]            # prod max min argmax argmin\n"
+    "  print add1(a[0, :])                  # a bare expression prints too\n"
+    "  assert allclose(a, load(\"a.npy\"))    # save(a, \"a.npy\"), time EXPR\n"
+    "an input goes on over several lines while brackets are open; Tab\n"
+    "completes names; an error keeps everything defined before it\n";
+
+static const struct {
+    const char *name;
+    int issue;              /* 0: available */
+} commands[] = {
+    {"load", 0}, {"type", 0}, {"time", 0}, {"help", 0}, {"quit", 0},
+    {"lower", 4}, {"c", 4}, {"asm", 6}, {"layout", 6},
+};
+
+/* Runs the command of line (starting with ':'). */
+static void command(Repl *r, const char *line)
+{
+    const char *p = line + 1, *arg;
+    size_t n = 0;
+    int found = -1, nfound = 0;
+    char *a;
+
+    while (p[n] && p[n] != ' ' && p[n] != '\t')
+        n++;
+    arg = p + n;
+    while (*arg == ' ' || *arg == '\t')
+        arg++;
+    /* A command may be shortened to a prefix that names only it. */
+    for (int i = 0; i < (int)(sizeof commands / sizeof commands[0]); i++) {
+        if (n == 0 || strncmp(commands[i].name, p, n) != 0)
+            continue;
+        if (strlen(commands[i].name) == n) {
+            found = i;
+            nfound = 1;
+            break;
+        }
+        found = i;
+        nfound++;
+    }
+    if (nfound != 1) {
+        fprintf(stderr, "%s command ':%.*s'; :help lists the commands\n",
+                nfound ? "ambiguous" : "unknown", (int)n, p);
+        r->failed = 1;
+        return;
+    }
+    if (commands[found].issue) {
+        fprintf(stderr, "':%s' is not available yet (issue %d)\n",
+                commands[found].name, commands[found].issue);
+        r->failed = 1;
+        return;
+    }
+    /* The argument without trailing blanks. */
+    a = tl_xstrdup(arg);
+    for (size_t k = strlen(a); k > 0 && (a[k - 1] == ' ' || a[k - 1] == '\t');)
+        a[--k] = '\0';
+    switch (found) {
+    case 0: cmd_load(r, a); break;
+    case 1: cmd_type(r, a); break;
+    case 2: cmd_time(r, a); break;
+    case 3: fputs(help_text, stdout); break;
+    default: r->quit = 1; break;
+    }
+    fflush(stdout);
+    free(a);
+}
+
+/* ====================================================================
+ * The loop
+ * ==================================================================== */
+
+static int is_command(const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    return *line == ':';
+}
+
+/* Reads one whole input into *text (lines joined by '\n'); 0 at the
+ * end of input with nothing read. */
+static int read_input(Repl *r, TlBuf *text)
+{
+    ReplScan sc;
+    int interrupted = 0;
+    char *line;
+
+    repl_scan_init(&sc);
+    for (;;) {
+        if (r->next_line) {
+            line = r->next_line;
+            r->next_line = NULL;
+        } else {
+            line = repl_edit_read(text->len ? prompt_more : prompt_first,
+                                  &interrupted);
+            if (line)
+                repl_edit_remember(line);
+        }
+        if (interrupted) {
+            /* Ctrl-C: forget the input being typed. */
+            text->len = 0;
+            if (text->s)
+                text->s[0] = '\0';
+            repl_scan_init(&sc);
+            continue;
+        }
+        if (!line)
+            return text->len > 0;
+        if (text->len > 0 && repl_scan_breaks(&sc, line)) {
+            r->next_line = line;
+            return 1;
+        }
+        if (text->len == 0 && is_command(line)) {
+            buf_puts(text, line);
+            free(line);
+            return 1;
+        }
+        repl_scan_line(&sc, line);
+        if (sc.tokens == 0 && text->len == 0) {
+            free(line);         /* nothing yet: ask again */
+            continue;
+        }
+        buf_puts(text, line);
+        buf_putc(text, '\n');
+        free(line);
+        if (repl_scan_done(&sc))
+            return 1;
+    }
+}
+
+int cmd_repl(int argc, char **argv)
+{
+    Repl r;
+    TlBuf text;
+
+    if (argc > 1)
+        return cli_usage("unexpected argument '%s' after 'repl'", argv[1]);
+    memset(&r, 0, sizeof r);
+    r.interactive = isatty(STDIN_FILENO);
+    r.s = cli_session();
+    r.ip = itp_new(r.s);
+    repl_edit_open(r.interactive);
+    if (r.interactive)
+        printf("tdsl %s - :help for help, :quit or Ctrl-D to leave\n",
+               TDSL_VERSION);
+    buf_init(&text);
+    while (!r.quit) {
+        text.len = 0;
+        if (!read_input(&r, &text))
+            break;
+        fflush(stdout);
+        if (is_command(text.s)) {
+            const char *c = text.s;
+            while (*c == ' ' || *c == '\t')
+                c++;
+            command(&r, c);
+        } else {
+            eval_input(&r, text.s);
+        }
+        fflush(stdout);
+        fflush(stderr);
+    }
+    if (r.interactive && !r.quit)
+        putchar('\n');          /* Ctrl-D: end the prompt's line */
+    buf_free(&text);
+    free(r.next_line);
+    repl_edit_close();
+    itp_free(r.ip);
+    tl_session_free(r.s);
+    if (fflush(stdout) != 0)
+        return EXIT_DIAG;
+    return !r.interactive && r.failed ? EXIT_DIAG : EXIT_OK;
+}
