@@ -217,7 +217,12 @@ static void history_open(void)
     if (!ed.history)
         return;
     make_parents(ed.history);
-    (void)read_history(ed.history);
+    if (read_history(ed.history) == 0 && history_length > 0) {
+        /* A line typed again right after it is not added twice. */
+        HIST_ENTRY *h = history_get(history_base + history_length - 1);
+        if (h && h->line)
+            ed.last = tl_xstrdup(h->line);
+    }
 }
 
 static void history_save(void)

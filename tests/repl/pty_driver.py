@@ -5,6 +5,9 @@
 #   pty_driver.py TDSL FILE.transcript   tdsl in a pseudo-terminal
 #   pty_driver.py TDSL FILE.pipe         tdsl repl reading a pipe
 #
+# --update rewrites a .transcript's expected output with what tdsl
+# printed (after showing the diff), keeping its inputs and comments.
+#
 # Exit 0 when the output matches, 1 with a diff when not, 77 when a
 # pseudo-terminal cannot be had.  Only the standard library is used.
 #
@@ -12,10 +15,11 @@
 # prompt "tdsl> " or "  ...> " is typed after the REPL shows a prompt
 # (the text after the prompt, then Enter); every other line is output
 # expected before the next prompt.  In typed text, <KEY> sends a key
-# and <KEY:TEXT> sends it and expects the terminal to show TEXT there
-# (what completion inserts, or a line recalled from the history):
-#   <TAB>  <C-P> (previous history line)  <C-C> (abandons the line)
-#   <C-D> (end of input)
+# and <KEY:TEXT> sends it and expects the terminal to show TEXT: what
+# completion inserts there, the line recalled from the history, ...
+#   <TAB>  <C-P> (the previous history line replaces the line)
+#   <C-C> (abandons the line)  <C-D> (end of input)
+# Each key is sent once the terminal shows what came before it.
 # A line ending in <C-C> or <C-D> is not followed by Enter.  Lines
 # starting with "## " are comments.  Directives:
 #   @session [no-xdg]  the session so far must have ended; start a new
@@ -167,7 +171,10 @@ def typed(text):
         if before:
             shown += before
             pieces.append((before.encode(), shown))
-        shown += m.group(2) or ""
+        if m.group(1) == "C-P":
+            shown = m.group(2) or ""    # the recalled line replaces it
+        else:
+            shown += m.group(2) or ""
         pieces.append((KEYS[m.group(1)], shown))
         pos = m.end()
     rest = text[pos:]
@@ -184,8 +191,22 @@ def history_file(env):
     return os.path.join(env["HOME"], ".local", "share", "tdsl", "history")
 
 
+def read_history(env):
+    try:
+        with open(history_file(env), encoding="utf-8") as f:
+            have = f.read().split("\n")
+    except OSError:
+        return None
+    if have[0] == "_HiStOrY_V2_":       # libedit's form: octal escapes
+        have = [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)),
+                       h) for h in have[1:]]
+    return have
+
+
 def run_transcript(tdsl, path):
-    expected, actual = [], []
+    """Returns the expected and the actual lines, and the file as it
+    would be with the actual output (for --update)."""
+    expected, actual, updated = [], [], []
     top = tempfile.mkdtemp(prefix="tdsl-repl-")
     home = os.path.join(top, "home")
     os.mkdir(home)
@@ -193,6 +214,10 @@ def run_transcript(tdsl, path):
                     LINES="50", XDG_DATA_HOME=os.path.join(top, "data"))
     base_env.pop("NO_COLOR", None)
     env, sess, prompt = None, None, None
+
+    def shows(lines):
+        actual.extend(lines)
+        updated.extend(normal(s) for s in lines)
 
     def start(no_xdg):
         nonlocal env, sess, prompt
@@ -204,43 +229,41 @@ def run_transcript(tdsl, path):
         prompt = lines.pop() if sess.status is None else None
         if prompt is None and lines and lines[-1] == "":
             lines.pop()
-        actual.extend(lines)
+        shows(lines)
 
     def finish():
+        if sess is None:
+            return
         if sess.status is None:
             raise Failure("the session has not ended (end it with "
                           "'tdsl> <C-D>' or ':quit')")
         if sess.status != 0:
-            actual.append("[exit status %d]" % sess.status)
+            shows(["[exit status %d]" % sess.status])
 
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        start(False)
         for line in lines:
             if line.startswith("## "):
+                updated.append(line)
                 continue
+            if sess is None and not line.startswith("@session"):
+                start(False)
             if line.startswith("@session"):
+                updated.append(line)
                 finish()
                 start("no-xdg" in line.split())
                 continue
             if line.startswith("@history "):
+                updated.append(line)
                 finish()
                 want = line[len("@history "):]
-                try:
-                    with open(history_file(env), encoding="utf-8") as f:
-                        have = f.read().split("\n")
-                    if have[0] == "_HiStOrY_V2_":      # libedit's form
-                        have = [re.sub(r"\\([0-7]{3})",
-                                       lambda m: chr(int(m.group(1), 8)), h)
-                                for h in have[1:]]
-                except OSError as e:
-                    have = []
-                    actual.append("[no history file: %s]" % e.strerror)
+                have = read_history(env)
                 expected.append("[history has: %s]" % want)
-                actual.append("[history has: %s]" % want if want in have
+                actual.append("[no history file]" if have is None else
+                              "[history has: %s]" % want if want in have
                               else "[history lacks: %s]" % want)
                 continue
             p = next((p for p in PROMPTS if line.startswith(p)), None)
@@ -249,6 +272,7 @@ def run_transcript(tdsl, path):
                 continue
             if prompt is None:
                 raise Failure("input after tdsl has exited: " + line)
+            updated.append(line)
             pieces, shown = typed(line[len(p):])
             expected.append(p + shown)
             # Each key waits for what the one before it shows, as a
@@ -266,14 +290,14 @@ def run_transcript(tdsl, path):
                 prompt = None
                 if rest and rest[-1] == "":
                     rest.pop()      # the newline before the exit
-            actual.extend(rest)
+            shows(rest)
         finish()
     finally:
         if sess is not None and sess.status is None:
             os.kill(sess.pid, 9)
             os.waitpid(sess.pid, 0)
         shutil.rmtree(top, ignore_errors=True)
-    return expected, actual
+    return expected, actual, updated
 
 
 # ----------------------------------------------------------------------
@@ -313,11 +337,20 @@ def run_pipe(tdsl, path):
     return expected, actual
 
 
+def normal(line):
+    return VERSION_RE.sub("tdsl VERSION", line.rstrip())
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.stderr.write("usage: pty_driver.py TDSL FILE.transcript|.pipe\n")
+    args = sys.argv[1:]
+    update = "--update" in args
+    args = [a for a in args if a != "--update"]
+    if len(args) != 2:
+        sys.stderr.write("usage: pty_driver.py [--update] TDSL "
+                         "FILE.transcript|FILE.pipe\n")
         return 2
-    tdsl, path = os.path.abspath(sys.argv[1]), sys.argv[2]
+    tdsl, path = os.path.abspath(args[0]), args[1]
+    updated = None
     try:
         if path.endswith(".pipe"):
             expected, actual = run_pipe(tdsl, path)
@@ -326,7 +359,7 @@ def main():
                 import pty  # noqa: F401
             except ImportError:
                 return 77
-            expected, actual = run_transcript(tdsl, path)
+            expected, actual, updated = run_transcript(tdsl, path)
     except Failure as e:
         sys.stdout.write(str(e) + "\n")
         return 1
@@ -334,10 +367,15 @@ def main():
         if path.endswith(".transcript") and e.errno in (2, 6, 19):
             return 77       # no pseudo-terminals here
         raise
-    norm = [VERSION_RE.sub("tdsl VERSION", s.rstrip()) for s in actual]
+    norm = [normal(s) for s in actual]
     want = [s.rstrip() for s in expected]
     if norm == want:
         return 0
+    if update and updated is not None:
+        # The inputs, comments and directives stay; the output is what
+        # tdsl printed.  Read the diff before keeping it.
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("".join(s + "\n" for s in updated))
     sys.stdout.writelines(difflib.unified_diff(
         [s + "\n" for s in want], [s + "\n" for s in norm],
         "expected", "actual"))

@@ -681,6 +681,33 @@ static void test_boundary(void)
     unref_all(in, 2);
 }
 
+/* Boundary helpers in two dimensions: an index that is the same for the
+ * whole row (y - 1, y + 1) and one that moves along it (x + 1, x - 1). */
+static void test_boundary_2d(void)
+{
+    TlTensor *in[1], *out[1];
+    int bad = 0;
+
+    if (LOAD("kernel c2(X: f32[H, W]) -> (Y: f32[H, W]) {\n"
+             "    Y[y, x] = X.clamp_edge[y - 1, x + 1] + "
+             "X.zero_pad[y + 1, x - 1]\n}\n"))
+        return;
+    in[0] = random_f32(2, 5, 270, 0, 0);
+    if (CALL("c2", in, NULL, out) == 0) {
+        for (int y = 0; y < 5; y++)
+            for (int x = 0; x < 270; x++) {
+                int cy = y - 1 < 0 ? 0 : y - 1, cx = x + 1 > 269 ? 269 : x + 1;
+                float z = y + 1 < 5 && x - 1 >= 0
+                              ? F32(in[0], (y + 1) * 270 + x - 1) : 0.0f;
+                bad += !same_f(F32(out[0], y * 270 + x),
+                               F32(in[0], cy * 270 + cx) + z);
+            }
+        CHECK(bad == 0);
+        tl_tensor_unref(out[0]);
+    }
+    tl_tensor_unref(in[0]);
+}
+
 /* Index arithmetic that wraps in its dtype (u8) is not affine. */
 static void test_wrapping_index(void)
 {
@@ -1153,13 +1180,14 @@ static void test_domains(void)
  * clamp_edge. */
 static void test_wide(void)
 {
-    TlTensor *in[3], *out[3], *base;
+    TlTensor *in[3], *out[4], *base;
     TlSlice rev = {0, 0, 0, 0, 0, 0, -1};
     int bad = 0;
 
     if (LOAD("kernel w(a: f64[N], b: i64[N], c: f32[N]) -> (x: f64[N], "
-             "y: i64[N], z: f32[N]) {\n"
+             "y: i64[N], z: f32[N], d: f64[N]) {\n"
              "    x[i] = (a[i] * a[i] - 0.25) / (a[i] + 3.0)\n"
+             "    d[i] = sum(k in 0..5) a[(i + k) % N] * a[k]\n"
              "    y[i] = b[i] * 3 + b[N - 1 - i] - 7\n"
              "    t[i] = c[i - 2] * 2.0\n"
              "    z[i] = t.clamp_edge[i]\n}\n"))
@@ -1184,9 +1212,15 @@ static void test_wide(void)
             bad += I64(out[1], i) !=
                    (int64_t)((uint64_t)b[i] * 3 + (uint64_t)b[699 - i] - 7);
             bad += !same_f(F32(out[2], i), F32(base, 699 - (j - 2)) * 2.0f);
+            double d = 0;
+            for (int k = 0; k < 5; k++) {
+                double p = a[(i + k) % 700] * a[k];
+                d = k ? d + p : p;
+            }
+            bad += ((double *)out[3]->data)[i] != d;
         }
         CHECK(bad == 0);
-        unref_all(out, 3);
+        unref_all(out, 4);
     }
     unref_all(in, 3);
     tl_tensor_unref(base);
@@ -1291,6 +1325,7 @@ int main(void)
     test_select();
     test_gather_error();
     test_boundary();
+    test_boundary_2d();
     test_wrapping_index();
     test_math();
     test_bool();
