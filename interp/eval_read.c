@@ -29,7 +29,8 @@ static int is_literal(const TlExpr *e)
     return e && e->kind == EX_INT;
 }
 
-/* index AXIS of read n is out of range: "A[i=3, k=512]" etc. */
+/* Index `axis` of read n is out of range: the message shows every
+ * index, "A[i=3, k=512]". */
 static void report_oob(ItpFrame *F, ItpNode *n, const int64_t *idx,
                        int axis)
 {
@@ -46,8 +47,12 @@ static void report_oob(ItpFrame *F, ItpNode *n, const int64_t *idx,
         if (j)
             buf_puts(&at, ", ");
         if (!is_literal(x)) {
-            ast_print_expr(&at, x);
-            buf_putc(&at, '=');
+            /* "k=512", "idx[i]=9", "(i + by)=4" */
+            TlBuf t;
+            buf_init(&t);
+            ast_print_expr(&t, x);
+            buf_printf(&at, strchr(t.s, ' ') ? "(%s)=" : "%s=", t.s);
+            buf_free(&t);
         }
         buf_printf(&at, "%lld", (long long)idx[j]);
     }

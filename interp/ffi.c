@@ -191,8 +191,7 @@ static void resolve(TlSession *s, ItpFfiFn *fn)
         where = "the running program or libm.so.6";
     }
     if (!sym) {
-        err = dl_error(&s->arena);
-        fail(fn, DIAG_RT_EXTERN_SYMBOL, loc, x->name, where, err);
+        fail(fn, DIAG_RT_EXTERN_SYMBOL, loc, x->name, where, NULL);
         return;
     }
     /* POSIX: a function pointer may be stored in a void *. */
@@ -204,6 +203,8 @@ static void report(TlSession *s, ItpFfiFn *fn, TlLoc use)
 {
     if (fn->why == DIAG_RT_EXTERN_FFI)
         diag_error(s, fn->loc, fn->why, fn->x->name, fn->status);
+    else if (fn->why == DIAG_RT_EXTERN_SYMBOL)
+        diag_error(s, fn->loc, fn->why, fn->s1, fn->s2);
     else
         diag_error(s, fn->loc, fn->why, fn->s1, fn->s2, fn->s3);
     if (use.file >= 0)

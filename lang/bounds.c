@@ -602,6 +602,13 @@ static void check_read(Kern *kc, TlRead *rd)
             proven_high = sym_prove_lt(atop, ahi);
             proven_low = sym_prove_lt(alo, aL);
         }
+        /* A read in a select branch may be guarded by the condition
+         * (`select(x > 0, T[x - 1], 0.0)`): the ranges here ignore the
+         * condition, so only the run-time check can tell. */
+        if (rd->conditional && (proven_high || proven_low)) {
+            rd->check = 1;
+            continue;
+        }
         s = shp_sym(c, rd->expr->args.v[j], 1);
         if (proven_high) {
             diag_error(c->s, rd->expr->args.v[j]->loc, DIAG_OOB_HIGH,
@@ -622,9 +629,7 @@ static void check_read(Kern *kc, TlRead *rd)
         if (g->kind == FN_INPUT || g->kind == FN_CONST)
             diag_hint(c->s, "read it through %s.zero_pad[...] or "
                             "%s.clamp_edge[...] to define the values "
-                            "outside%s", g->name, g->name,
-                      rd->conditional ? " (a select condition does not "
-                                        "count)" : "");
+                            "outside", g->name, g->name);
         return;
     }
 }

@@ -180,7 +180,7 @@ X(RT_INDEX_OOB, ERROR, "index %lld out of range %s on axis %d of '%s' at %s (dec
 X(RT_EMPTY_ARG_REDUCE, ERROR, "'%s' of an empty range has no value: '%s' runs over %lld..%lld")
 /* Externs, at the extern's declaration. */
 X(RT_EXTERN_LIB, ERROR, "cannot load '%s' for extern '%s': %s")
-X(RT_EXTERN_SYMBOL, ERROR, "extern '%s' is not in %s: %s")
+X(RT_EXTERN_SYMBOL, ERROR, "extern '%s' is not in %s")
 X(RT_EXTERN_TYPE, ERROR, "extern '%s' cannot be called from tdsl: %s has type '%s', which has no C type")
 X(RT_EXTERN_FFI, ERROR, "extern '%s' cannot be called: libffi refuses its signature (status %d)")
 X(RT_EXTERN_SHAPE, ERROR, "axis %d of argument '%s' of '%s' has size %lld but must be %s")

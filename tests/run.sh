@@ -362,6 +362,30 @@ for f in tests/script/*.tdsl; do
 done
 
 # --------------------------------------------------------------------
+# REPL: tests/repl/NAME.transcript is replayed in a pseudo-terminal and
+# NAME.pipe through a pipe, by tests/repl/pty_driver.py (its header
+# describes the formats; 77 or no /usr/bin/python3: skipped).
+# --------------------------------------------------------------------
+
+for t in tests/repl/*.transcript tests/repl/*.pipe; do
+    [ -e "$t" ] || continue
+    base=${t##*/}
+    name=repl/${base%.*}
+    selected "$name" || continue
+    if [ ! -x /usr/bin/python3 ]; then
+        skip "$name"
+        continue
+    fi
+    /usr/bin/python3 tests/repl/pty_driver.py "$TDSL_ABS" "$t" \
+        >"$tmp/out" 2>&1
+    case $? in
+    0) ok "$name" ;;
+    77) skip "$name" ;;
+    *) fail "$name" "the session differs" "$tmp/out" ;;
+    esac
+done
+
+# --------------------------------------------------------------------
 # CLI tests: tests/cli/NAME.sh, run from the top folder with TDSL (the
 # binary, absolute) and TMP (a fresh empty folder) in the environment.
 # Exit 0 passes, 77 skips, anything else fails showing the output.
