@@ -30,12 +30,14 @@ LIB_SRC = $(wildcard lang/*.c parser/*.c parser/onnx/*.c interp/*.c \
                      codegen/*.c codegen/c/*.c codegen/acc/*.c stdlib/*.c)
 
 # Generated sources: re2c lexers and Lemon grammars from parser/, and
-# the protobuf-c code for the system onnx.proto once the ONNX importer
-# (parser/onnx/) exists.  Their headers are included as "grammar.h"
-# (found in build/parser) and "onnx/onnx.pb-c.h" (found in build).
+# the protobuf-c code for the system onnx.proto once something reads
+# ONNX files (the importer in parser/onnx/, or interp/onnxpb.c).  Their
+# headers are included as "grammar.h" (found in build/parser) and
+# "onnx/onnx.pb-c.h" (found in build).
 RE_SRC = $(wildcard parser/*.re)
 Y_SRC = $(wildcard parser/*.y)
-ONNX_GEN = $(if $(wildcard parser/onnx/*.c),build/onnx/onnx.pb-c.c)
+ONNX_GEN = $(if $(wildcard parser/onnx/*.c interp/onnxpb.c), \
+                build/onnx/onnx.pb-c.c)
 GEN_SRC = $(RE_SRC:parser/%.re=build/parser/%.c) \
           $(Y_SRC:parser/%.y=build/parser/%.c) $(ONNX_GEN)
 GEN_H = $(Y_SRC:parser/%.y=build/parser/%.h) $(ONNX_GEN:.c=.h)

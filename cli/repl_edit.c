@@ -52,12 +52,6 @@ static volatile sig_atomic_t got_int;
  * Completion candidates
  * ==================================================================== */
 
-static const char *const keywords[] = {
-    "kernel", "schedule", "extern", "import", "let", "print", "assert",
-    "time", "target", "on", "for", "in", "as", "from", "true", "false",
-    "sum", "prod", "max", "min", "argmax", "argmin", "layout", NULL,
-};
-
 void repl_edit_add_name(const char *name)
 {
     if (!name || !*name)
@@ -73,6 +67,12 @@ void repl_edit_add_name(const char *name)
 }
 
 #ifdef HAVE_EDITING
+
+static const char *const keywords[] = {
+    "kernel", "schedule", "extern", "import", "let", "print", "assert",
+    "time", "target", "on", "for", "in", "as", "from", "true", "false",
+    "sum", "prod", "max", "min", "argmax", "argmin", "layout", NULL,
+};
 
 /* The candidate number k of every list in turn, or NULL past the end. */
 static const char *candidate(int k, int commands)

@@ -112,6 +112,23 @@ int tl_safetensors_write_buf(TlBuf *out, const TlNamedTensor *ts, int n,
                              const char *const *meta, int nmeta,
                              const char *name, char *err, size_t errlen);
 
+/* --- ONNX TensorProto (.pb; interp/onnxpb.c) ------------------------ */
+
+/* Reads a serialized onnx.TensorProto (ONNX test data, initializers)
+ * into a new packed tensor: data types float, double, float16, bfloat16,
+ * int8 .. int64, uint8 and bool, the values in raw_data or in the typed
+ * field of the data type (int32_data for 8- and 16-bit types and bool,
+ * holding the 16 bits of float16 and bfloat16).  Counts, sizes and
+ * value ranges are checked; external data, segments, strings, complex
+ * and uint16/32/64 tensors are refused with a message.  The tensor's
+ * name is not kept. */
+TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen);
+/* The same from len bytes in memory; name stands for the path in
+ * messages. */
+TlTensor *tl_onnx_tensor_read_mem(const void *data, size_t len,
+                                  const char *name, char *err,
+                                  size_t errlen);
+
 /* ====================================================================
  * The interpreter (interp/eval*.c): the meaning of every kernel
  *

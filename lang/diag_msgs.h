@@ -173,9 +173,10 @@ X(RT_TOO_LARGE, ERROR, "'%s' of '%s' cannot be made: %s")
 X(RT_CONST_CHANGED, ERROR, "top-level tensor '%s' is %s but the kernel was checked with %s")
 X(RT_OUTPUT_SHAPE, ERROR, "output '%s' of '%s' has size %lld on axis %d but is declared with %lld")
 /* Inside kernels: "index 512 out of range 0..511 on axis 1 of 'A' at
- * A[i=3, k=512] (declared at matmul.tdsl:1:14)", at the read, with a
- * note at the stage naming the point ("while computing C[i=3, j=0]
- * with k=512"). */
+ * A[i=3, k=512] (declared at matmul.tdsl:1:14)", at the read (every
+ * index as written=value, a compound one in parentheses: x[(i + 1)=4],
+ * a literal as its value), with a note at the stage naming the point
+ * ("while computing C[i=3, j=0] with k=512"). */
 X(RT_INDEX_OOB, ERROR, "index %lld out of range %s on axis %d of '%s' at %s (declared at %s)")
 X(RT_EMPTY_ARG_REDUCE, ERROR, "'%s' of an empty range has no value: '%s' runs over %lld..%lld")
 /* Externs, at the extern's declaration. */

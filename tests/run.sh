@@ -193,7 +193,7 @@ roundtrip() {
 }
 
 for f in examples/*.tdsl $(find stdlib -name '*.tdsl' 2>/dev/null | sort) \
-         tests/parse/*.tdsl tests/fmt/*.tdsl tests/script/*.tdsl; do
+         tests/parse/*.tdsl tests/fmt/*.tdsl tests/script/*.tdsl tests/interp/*.tdsl; do
     [ -e "$f" ] && roundtrip "$f"
 done
 
@@ -322,7 +322,7 @@ block() {
          END { exit !found }' "$2"
 }
 
-for f in tests/script/*.tdsl; do
+for f in tests/script/*.tdsl tests/interp/*.tdsl; do
     [ -e "$f" ] || continue
     base=${f##*/}
     name=script/${base%.tdsl}

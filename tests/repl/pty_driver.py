@@ -26,6 +26,9 @@
 #                      one with the same home folder (no-xdg: without
 #                      XDG_DATA_HOME, so the history goes under HOME)
 #   @history TEXT      the history file holds the line TEXT
+#   @needs readline    skip the test (77) unless tdsl uses GNU readline
+#                      (libedit completes and redraws a little
+#                      differently)
 # tdsl runs with TERM=dumb, HOME and XDG_DATA_HOME in a fresh temporary
 # folder; control sequences are removed and carriage returns applied
 # before comparing, and trailing blanks are ignored.  The banner's
@@ -44,6 +47,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 PROMPTS = ("tdsl> ", "  ...> ")
@@ -57,6 +61,10 @@ VERSION_RE = re.compile(r"^tdsl \d+(\.\d+)*")
 
 
 class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
     pass
 
 
@@ -135,6 +143,19 @@ class Session:
                         "a prompt")
         got, self.buf = self.buf, b""
         return got
+
+    def wait_for_editor(self):
+        """Waits (a little) until the line editor has the terminal: it
+        turns ECHO off, and what is typed before that would be echoed
+        twice.  Plain reading without an editor never does."""
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                if not termios.tcgetattr(self.fd)[3] & termios.ECHO:
+                    return
+            except termios.error:
+                return
+            time.sleep(0.005)
 
     def wait_for_line(self, prompt, line):
         """Reads until the line being typed shows as prompt + line."""
@@ -249,6 +270,12 @@ def run_transcript(tdsl, path):
             if line.startswith("## "):
                 updated.append(line)
                 continue
+            if line == "@needs readline":
+                with open(tdsl, "rb") as f:
+                    if b"libreadline.so" not in f.read():
+                        raise Skip()
+                updated.append(line)
+                continue
             if sess is None and not line.startswith("@session"):
                 start(False)
             if line.startswith("@session"):
@@ -277,11 +304,14 @@ def run_transcript(tdsl, path):
             expected.append(p + shown)
             # Each key waits for what the one before it shows, as a
             # person would; then Enter (or C-C, C-D) ends the line.
+            sess.wait_for_editor()
             for i, (data, after) in enumerate(pieces):
                 sess.send(data)
                 if i + 1 < len(pieces):
                     sess.wait_for_line(prompt, after)
             got = screen_lines(prompt.encode() + sess.read_until_prompt())
+            if line.endswith("<C-D>") and got[0].endswith("^D"):
+                got[0] = got[0][:-2]        # libedit shows it
             actual.append(got[0])
             rest = got[1:]
             if sess.status is None and rest:
@@ -363,6 +393,8 @@ def main():
     except Failure as e:
         sys.stdout.write(str(e) + "\n")
         return 1
+    except Skip:
+        return 77
     except OSError as e:
         if path.endswith(".transcript") and e.errno in (2, 6, 19):
             return 77       # no pseudo-terminals here

@@ -1,0 +1,292 @@
+/*
+ * onnxpb.c - ONNX TensorProto files (.pb), the form of ONNX's test data
+ * and initializers: decoded by protobuf-c with the code generated from
+ * the system onnx.proto, then turned into a packed tensor.  The values
+ * may be in raw_data (fixed width, little-endian) or in the repeated
+ * field the data type uses (float_data, int32_data, int64_data,
+ * double_data; int32_data carries 8- and 16-bit integers, bools, and
+ * the bits of f16 and bf16).  Counts, sizes and value ranges are checked
+ * before anything is copied.  External data, segments, strings, complex
+ * numbers and unsigned types above 8 bits are refused with a message.
+ */
+#include "interp/interp_int.h"
+
+#include "onnx/onnx.pb-c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* protobuf's own limit on a message (2 GiB). */
+#define MAX_FILE 0x7fffffffu
+
+/* The tdsl dtype of ONNX data type t, or DT_NONE after a message. */
+static TlDType onnx_dtype(const Onnx__TensorProto *p, const char *name,
+                          char *err, size_t errlen)
+{
+    static const struct {
+        int32_t onnx;
+        TlDType dt;
+        const char *name;
+    } types[] = {
+        {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, DT_F32, "float"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, DT_U8, "uint8"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, DT_I8, "int8"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, DT_NONE, "uint16"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, DT_I16, "int16"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, DT_I32, "int32"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, DT_I64, "int64"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__STRING, DT_NONE, "string"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, DT_BOOL, "bool"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, DT_F16, "float16"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, DT_F64, "double"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, DT_NONE, "uint32"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, DT_NONE, "uint64"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64, DT_NONE, "complex64"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128, DT_NONE, "complex128"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, DT_BF16, "bfloat16"},
+    };
+
+    if (!p->has_data_type ||
+        p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED) {
+        itp_error(err, errlen, name, "not an ONNX tensor: it has no "
+                  "data_type");
+        return DT_NONE;
+    }
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        if (types[i].onnx != p->data_type)
+            continue;
+        if (types[i].dt != DT_NONE)
+            return types[i].dt;
+        if (p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING)
+            itp_error(err, errlen, name, "string tensors are not "
+                      "supported");
+        else if (p->data_type >= ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64)
+            itp_error(err, errlen, name, "complex tensors (%s) are not "
+                      "supported", types[i].name);
+        else
+            itp_error(err, errlen, name, "ONNX data type %s has no tdsl "
+                      "dtype (tdsl's only unsigned type is u8)",
+                      types[i].name);
+        return DT_NONE;
+    }
+    itp_error(err, errlen, name, "unknown ONNX data type %d",
+              (int)p->data_type);
+    return DT_NONE;
+}
+
+/* The repeated field that holds values of dt, and its count. */
+static const char *typed_field(const Onnx__TensorProto *p, TlDType dt,
+                               size_t *n)
+{
+    switch (dt) {
+    case DT_F32:
+        *n = p->n_float_data;
+        return "float_data";
+    case DT_F64:
+        *n = p->n_double_data;
+        return "double_data";
+    case DT_I64:
+        *n = p->n_int64_data;
+        return "int64_data";
+    default:
+        *n = p->n_int32_data;
+        return "int32_data";
+    }
+}
+
+/* A repeated field other than `want` that holds values, or NULL. */
+static const char *other_field(const Onnx__TensorProto *p,
+                               const char *want)
+{
+    const struct {
+        const char *name;
+        size_t n;
+    } fields[] = {
+        {"float_data", p->n_float_data}, {"int32_data", p->n_int32_data},
+        {"int64_data", p->n_int64_data}, {"double_data", p->n_double_data},
+        {"uint64_data", p->n_uint64_data},
+        {"string_data", p->n_string_data},
+    };
+
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].n && (!want || strcmp(fields[i].name, want)))
+            return fields[i].name;
+    return NULL;
+}
+
+/* Fills packed t from int32_data, each value checked against the
+ * range of t's dtype (the 16 bits of f16 and bf16 are 0 .. 65535). */
+static int from_int32(TlTensor *t, const int32_t *v, const char *name,
+                      char *err, size_t errlen)
+{
+    int64_t n = tl_tensor_numel(t), lo, hi;
+
+    switch (t->dtype) {
+    case DT_I8: lo = INT8_MIN, hi = INT8_MAX; break;
+    case DT_U8: lo = 0, hi = UINT8_MAX; break;
+    case DT_I16: lo = INT16_MIN, hi = INT16_MAX; break;
+    case DT_F16:
+    case DT_BF16: lo = 0, hi = UINT16_MAX; break;
+    case DT_BOOL: lo = 0, hi = 1; break;
+    default: lo = INT32_MIN, hi = INT32_MAX; break;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (v[i] < lo || v[i] > hi) {
+            itp_error(err, errlen, name, "int32_data holds %ld at %lld, "
+                      "out of range for %s", (long)v[i], (long long)i,
+                      dt_name(t->dtype));
+            return -1;
+        }
+        switch (t->dtype) {
+        case DT_I8: ((int8_t *)t->data)[i] = (int8_t)v[i]; break;
+        case DT_U8:
+        case DT_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)v[i]; break;
+        case DT_I16: ((int16_t *)t->data)[i] = (int16_t)v[i]; break;
+        case DT_F16:
+        case DT_BF16: ((uint16_t *)t->data)[i] = (uint16_t)v[i]; break;
+        default: ((int32_t *)t->data)[i] = v[i]; break;
+        }
+    }
+    return 0;
+}
+
+static TlTensor *convert(const Onnx__TensorProto *p, const char *name,
+                         char *err, size_t errlen)
+{
+    int64_t shape[TL_MAX_RANK], nbytes, numel;
+    const char *field, *other;
+    size_t count;
+    TlDType dt;
+    TlTensor *t;
+    char msg[200];
+
+    if ((p->has_data_location &&
+         p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
+        p->n_external_data) {
+        itp_error(err, errlen, name, "the tensor's data is in an external "
+                  "file, which tdsl does not read; save it with the data "
+                  "inside");
+        return NULL;
+    }
+    if (p->segment) {
+        itp_error(err, errlen, name, "segmented tensors are not "
+                  "supported");
+        return NULL;
+    }
+    if ((dt = onnx_dtype(p, name, err, errlen)) == DT_NONE)
+        return NULL;
+    if (p->n_dims > TL_MAX_RANK) {
+        itp_error(err, errlen, name, "rank %zu exceeds the maximum of %d",
+                  p->n_dims, TL_MAX_RANK);
+        return NULL;
+    }
+    for (size_t i = 0; i < p->n_dims; i++)
+        shape[i] = p->dims[i];
+    nbytes = tl_shape_nbytes(dt, (int)p->n_dims, shape, msg, sizeof msg);
+    if (nbytes < 0) {
+        itp_error(err, errlen, name, "%s", msg);
+        return NULL;
+    }
+    numel = nbytes / dt_size(dt);
+    field = typed_field(p, dt, &count);
+    if (p->has_raw_data) {
+        if ((other = other_field(p, NULL))) {
+            itp_error(err, errlen, name, "the values are in both raw_data "
+                      "and %s", other);
+            return NULL;
+        }
+        if (p->raw_data.len != (uint64_t)nbytes) {
+            itp_error(err, errlen, name, "raw_data holds %zu bytes, but "
+                      "the shape and dtype %s need %lld", p->raw_data.len,
+                      dt_name(dt), (long long)nbytes);
+            return NULL;
+        }
+    } else {
+        if ((other = other_field(p, field))) {
+            itp_error(err, errlen, name, "the values are in %s, but a "
+                      "%s tensor keeps them in %s or raw_data", other,
+                      dt_name(dt), field);
+            return NULL;
+        }
+        if (count != (uint64_t)numel) {
+            itp_error(err, errlen, name, "%s holds %zu values, but the "
+                      "shape needs %lld", field, count, (long long)numel);
+            return NULL;
+        }
+    }
+
+    t = tl_tensor_new(dt, (int)p->n_dims, shape, msg, sizeof msg);
+    if (!t) {
+        itp_error(err, errlen, name, "%s", msg);
+        return NULL;
+    }
+    if (p->has_raw_data) {
+        if (nbytes)
+            memcpy(t->data, p->raw_data.data, (size_t)nbytes);
+        if (itp_big_endian())
+            itp_swap_bytes(t->data, numel, dt_size(dt));
+        if (dt == DT_BOOL)
+            for (int64_t i = 0; i < numel; i++)
+                ((uint8_t *)t->data)[i] = ((uint8_t *)t->data)[i] != 0;
+    } else if (numel == 0) {
+        /* nothing to copy; the field may be absent (a NULL array) */
+    } else if (dt == DT_F32) {
+        memcpy(t->data, p->float_data, (size_t)nbytes);
+    } else if (dt == DT_F64) {
+        memcpy(t->data, p->double_data, (size_t)nbytes);
+    } else if (dt == DT_I64) {
+        memcpy(t->data, p->int64_data, (size_t)nbytes);
+    } else if (from_int32(t, p->int32_data, name, err, errlen) < 0) {
+        tl_tensor_unref(t);
+        return NULL;
+    }
+    return t;
+}
+
+TlTensor *tl_onnx_tensor_read_mem(const void *data, size_t len,
+                                  const char *name, char *err,
+                                  size_t errlen)
+{
+    Onnx__TensorProto *p;
+    TlTensor *t;
+
+    if (len > MAX_FILE) {
+        itp_error(err, errlen, name, "%zu bytes are too many for a "
+                  "protobuf message (limit 2 GiB)", len);
+        return NULL;
+    }
+    p = onnx__tensor_proto__unpack(NULL, len, data);
+    if (!p) {
+        itp_error(err, errlen, name, "not an ONNX TensorProto (the "
+                  "protobuf does not decode)");
+        return NULL;
+    }
+    t = convert(p, name, err, errlen);
+    onnx__tensor_proto__free_unpacked(p, NULL);
+    return t;
+}
+
+TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen)
+{
+    ItpSrc s;
+    TlTensor *t = NULL;
+    void *buf;
+
+    if (itp_src_open(&s, path, err, errlen) < 0)
+        return NULL;
+    if (s.size > MAX_FILE) {
+        itp_error(err, errlen, path, "%llu bytes are too many for a "
+                  "protobuf message (limit 2 GiB)",
+                  (unsigned long long)s.size);
+        itp_src_close(&s);
+        return NULL;
+    }
+    buf = tl_xmalloc(s.size ? (size_t)s.size : 1);
+    if (itp_src_read(&s, 0, buf, (size_t)s.size, "the tensor", err,
+                     errlen) == 0)
+        t = tl_onnx_tensor_read_mem(buf, (size_t)s.size, path, err,
+                                    errlen);
+    free(buf);
+    itp_src_close(&s);
+    return t;
+}
