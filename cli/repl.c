@@ -438,12 +438,10 @@ static const char help_text[] =
     "an input goes on over several lines while brackets are open; Tab\n"
     "completes names; an error keeps everything defined before it\n";
 
-static const struct {
-    const char *name;
-    int issue;              /* 0: available */
-} commands[] = {
+/* command() runs them by position. */
+const ReplCommand repl_commands[] = {
     {"load", 0}, {"type", 0}, {"time", 0}, {"help", 0}, {"quit", 0},
-    {"lower", 4}, {"c", 4}, {"asm", 6}, {"layout", 6},
+    {"lower", 4}, {"c", 4}, {"asm", 6}, {"layout", 6}, {NULL, 0},
 };
 
 /* Runs the command of line (starting with ':'). */
@@ -460,10 +458,10 @@ static void command(Repl *r, const char *line)
     while (*arg == ' ' || *arg == '\t')
         arg++;
     /* A command may be shortened to a prefix that names only it. */
-    for (int i = 0; i < (int)(sizeof commands / sizeof commands[0]); i++) {
-        if (n == 0 || strncmp(commands[i].name, p, n) != 0)
+    for (int i = 0; repl_commands[i].name; i++) {
+        if (n == 0 || strncmp(repl_commands[i].name, p, n) != 0)
             continue;
-        if (strlen(commands[i].name) == n) {
+        if (strlen(repl_commands[i].name) == n) {
             found = i;
             nfound = 1;
             break;
@@ -477,9 +475,9 @@ static void command(Repl *r, const char *line)
         r->failed = 1;
         return;
     }
-    if (commands[found].issue) {
+    if (repl_commands[found].issue) {
         fprintf(stderr, "':%s' is not available yet (issue %d)\n",
-                commands[found].name, commands[found].issue);
+                repl_commands[found].name, repl_commands[found].issue);
         r->failed = 1;
         return;
     }

@@ -33,8 +33,8 @@ typedef struct ReplScan {
 } ReplScan;
 
 void repl_scan_init(ReplScan *sc);
-/* Takes in one more line (without its newline).  Brackets are counted
- * outside strings and comments. */
+/* Takes in one more line (without its newline; a pasted block may hold
+ * several).  Brackets are counted outside strings and comments. */
 void repl_scan_line(ReplScan *sc, const char *line);
 /* 1 when the lines so far make a whole input: brackets balance (or
  * close too much, which the parser reports), no kernel or schedule
@@ -65,7 +65,12 @@ void repl_edit_remember(const char *line);
 /* A name the session defines, offered by tab completion. */
 void repl_edit_add_name(const char *name);
 
-/* The REPL's commands, for completion and :help: "load", ... */
-extern const char *const repl_commands[];
+/* The REPL's commands (repl.c), for completion too; the list ends with
+ * a NULL name.  issue: the issue that brings one still to come, or 0. */
+typedef struct ReplCommand {
+    const char *name;
+    int issue;
+} ReplCommand;
+extern const ReplCommand repl_commands[];
 
 #endif

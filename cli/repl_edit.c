@@ -30,11 +30,6 @@
 #define HAVE_EDITING 1
 #endif
 
-const char *const repl_commands[] = {
-    "load", "type", "time", "help", "quit",
-    "lower", "c", "asm", "layout", NULL,
-};
-
 /* Lines kept in the history file. */
 enum { HISTORY_LINES = 1000 };
 
@@ -70,7 +65,7 @@ void repl_edit_add_name(const char *name)
 
 static const char *const keywords[] = {
     "kernel", "schedule", "extern", "import", "let", "print", "assert",
-    "time", "target", "on", "for", "in", "as", "from", "true", "false",
+    "time", "target", "on", "for", "in", "as", "fn", "true", "false",
     "sum", "prod", "max", "min", "argmax", "argmin", "layout", NULL,
 };
 
@@ -85,7 +80,7 @@ static const char *candidate(int k, int commands)
     int nb = (int)(sizeof builtins / sizeof builtins[0]);
 
     if (commands)
-        return repl_commands[k];
+        return repl_commands[k].name;
     for (int i = 0; keywords[i]; i++, k--)
         if (k == 0)
             return keywords[i];
@@ -123,6 +118,22 @@ static int is_keyword(const char *w)
     return 0;
 }
 
+/* Is line a `:load FILE` command?  (Its words are file names.) */
+static int is_load(const char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    return strncmp(line, ":load", 5) == 0 &&
+           (line[5] == ' ' || line[5] == '\t');
+}
+
+/* The characters that end a word: file names hold '/', '.', '-'. */
+static char *word_breaks(void)
+{
+    static char file_breaks[] = " \t\n\"'";
+    return rl_line_buffer && is_load(rl_line_buffer) ? file_breaks : NULL;
+}
+
 static char **complete(const char *text, int start, int end)
 {
     const char *line = rl_line_buffer;
@@ -143,8 +154,7 @@ static char **complete(const char *text, int start, int end)
                 rl_completion_append_character = ' ';
             return m;
         }
-        if (strncmp(line + p, ":load", 5) == 0 &&
-            (line[p + 5] == ' ' || line[p + 5] == '\t'))
+        if (is_load(line))
             return rl_completion_matches(text,
                                          rl_filename_completion_function);
     }
@@ -227,8 +237,9 @@ static void history_open(void)
 
 static void history_save(void)
 {
-    if (ed.history && write_history(ed.history) == 0)
-        (void)history_truncate_file(ed.history, HISTORY_LINES);
+    /* At most HISTORY_LINES lines (stifle_history). */
+    if (ed.history)
+        (void)write_history(ed.history);
 }
 
 #endif /* HAVE_EDITING */
@@ -253,6 +264,7 @@ void repl_edit_open(int interactive)
     rl_readline_name = "tdsl";
     rl_attempted_completion_function = complete;
     rl_completer_word_break_characters = breaks;
+    rl_completion_word_break_hook = word_breaks;
     rl_catch_signals = 0;
     rl_getc_function = get_key;
     history_open();

@@ -65,16 +65,27 @@ void repl_scan_line(ReplScan *sc, const char *line)
             p++;
             continue;
         }
-        if (c == '#')
-            break;
+        if (c == '\n') {
+            /* A pasted block comes as one line: only how its last line
+             * ends matters. */
+            last = 0;
+            closed_red = after_red = 0;
+            p++;
+            continue;
+        }
+        if (c == '#') {
+            while (*p && *p != '\n')
+                p++;
+            continue;
+        }
         sc->tokens++;
         closed_red = 0;
         if (c == '"') {
             /* A string ends on its line (no newline inside). */
-            for (p++; *p && *p != '"'; p++)
+            for (p++; *p && *p != '"' && *p != '\n'; p++)
                 if (*p == '\\' && p[1])
                     p++;
-            if (*p)
+            if (*p == '"')
                 p++;
             last = '"';
             after_red = 0;

@@ -1,12 +1,13 @@
 /*
  * fuzz_tensorio.c - libFuzzer target over the tensor file readers: each
- * input is read as a .npy file (tl_npy_read_mem) and as a .safetensors
+ * input is read as a .npy file (tl_npy_read_mem), as a .safetensors
  * file (tl_safetensors_open_mem, then tl_safetensors_get of every
- * entry).  Built and run by `make fuzz` with ASan and UBSan, so a crash,
- * leak, hang or undefined behaviour is a failure.  Beyond "no crash" it
- * checks that an entry of a file that opened can always be read (opening
- * validated it), that what was read writes back and reads again to the
- * same tensors, and that every error has the "'NAME': ..." form.
+ * entry) and as an ONNX TensorProto (tl_onnx_tensor_read_mem).  Built
+ * and run by `make fuzz` with ASan and UBSan, so a crash, leak, hang or
+ * undefined behaviour is a failure.  Beyond "no crash" it checks that
+ * an entry of a file that opened can always be read (opening validated
+ * it), that what was read writes back and reads again to the same
+ * tensors, and that every error has the "'NAME': ..." form.
  */
 #include "interp/interp.h"
 
@@ -151,9 +152,20 @@ static void fuzz_safetensors(const uint8_t *data, size_t size)
     tl_safetensors_close(f);
 }
 
+static void fuzz_onnx(const uint8_t *data, size_t size)
+{
+    char err[400] = "";
+    TlTensor *t = tl_onnx_tensor_read_mem(data, size, "f.pb", err,
+                                          sizeof err);
+    if (!t)
+        check_message(err, "f.pb");
+    tl_tensor_unref(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_npy(data, size);
     fuzz_safetensors(data, size);
+    fuzz_onnx(data, size);
     return 0;
 }

@@ -1,14 +1,16 @@
 /*
  * test_tensorio.c - .npy and .safetensors reading and writing
- * (interp/npy.c, interp/safetensors.c): round trips of every dtype,
- * the exact bytes written, hand-made files in every supported variant,
- * one hand-made broken file per error with its exact message, and
- * every truncation and many one-byte corruptions of valid files (which
- * must give an error or a tensor, never a crash - run under ASan).
+ * (interp/npy.c, interp/safetensors.c) and ONNX TensorProto reading
+ * (interp/onnxpb.c): round trips of every dtype, the exact bytes
+ * written, hand-made files in every supported variant, one hand-made
+ * broken file per error with its exact message, and every truncation
+ * and many one-byte corruptions of valid files (which must give an
+ * error or a tensor, never a crash - run under ASan).
  *
  * With arguments it is the helper of tests/cli/tensorio_numpy.sh:
  *   test_tensorio write DIR      writes sample files for numpy to check
- *   test_tensorio dump FILE      prints a file's tensors as text
+ *   test_tensorio dump FILE      prints a file's tensors as text (.npy,
+ *                                .pb, else .safetensors)
  */
 #include "interp/interp.h"
 
@@ -334,6 +336,11 @@ static void test_npy_errors(void)
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", 7,
          "'b.npy': file too short: the data needs 8 bytes at offset 65, "
          "the file has 72"},
+        /* an empty array whose other axes overflow the strides */
+        {1, "{'descr': '<f4', 'fortran_order': False, "
+            "'shape': (0, 4611686018427387904, 4)}", 4,
+         "'b.npy': the axes of this empty tensor are too large: shape "
+         "product overflows"},
         /* the size is checked before allocating: 2^34 bytes */
         {1, "{'descr': '<f4', 'fortran_order': False, "
             "'shape': (65536, 65536)}", 4,
@@ -725,6 +732,10 @@ static void test_st_errors(void)
         {"{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296],"
          "\"data_offsets\":[0,4]}}", 8,
          "'b.st': tensor 'a': shape product overflows"},
+        {"{\"a\":{\"dtype\":\"U8\",\"shape\":[68719476737,0],"
+         "\"data_offsets\":[0,0]}}", 8,
+         "'b.st': tensor 'a': the axes of this empty tensor are too large: "
+         "68719476737 bytes exceed the tensor size limit of 64 GiB"},
         {"{\"a\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[0,4]},"
          "\"b\":{\"dtype\":\"I16\",\"shape\":[2],\"data_offsets\":[2,6]}}",
          8, "'b.st': tensors 'a' and 'b' overlap in the file"},
@@ -804,6 +815,283 @@ static void test_st_variants(void)
           tl_tensor_numel(t) == 0);
     tl_tensor_unref(t);
     tl_safetensors_close(s);
+}
+
+/* ====================================================================
+ * ONNX TensorProto, encoded by hand
+ * ==================================================================== */
+
+/* A protobuf message under construction. */
+typedef struct Pb {
+    unsigned char b[1024];
+    size_t n;
+} Pb;
+
+static void pb_varint(Pb *p, uint64_t v)
+{
+    for (; v >= 0x80; v >>= 7)
+        p->b[p->n++] = (unsigned char)(v | 0x80);
+    p->b[p->n++] = (unsigned char)v;
+}
+
+/* Field numbers of onnx.TensorProto. */
+enum {
+    TP_DIMS = 1, TP_DATA_TYPE = 2, TP_SEGMENT = 3, TP_FLOAT = 4,
+    TP_INT32 = 5, TP_STRING = 6, TP_INT64 = 7, TP_NAME = 8, TP_RAW = 9,
+    TP_DOUBLE = 10, TP_UINT64 = 11, TP_EXTERNAL = 13, TP_LOCATION = 14
+};
+
+/* A varint field (int32 and int64 values, enums, sign-extended). */
+static void pb_int(Pb *p, int field, int64_t v)
+{
+    pb_varint(p, (uint64_t)field << 3);
+    pb_varint(p, (uint64_t)v);
+}
+
+/* A length-delimited field: bytes, strings, packed lists, messages. */
+static void pb_bytes(Pb *p, int field, const void *d, size_t n)
+{
+    pb_varint(p, (uint64_t)field << 3 | 2);
+    pb_varint(p, n);
+    memcpy(p->b + p->n, d, n);
+    p->n += n;
+}
+
+/* A packed list of varints. */
+static void pb_packed(Pb *p, int field, const int64_t *v, int n)
+{
+    Pb list = {{0}, 0};
+    for (int i = 0; i < n; i++)
+        pb_varint(&list, (uint64_t)v[i]);
+    pb_bytes(p, field, list.b, list.n);
+}
+
+/* data_type and the dims (not packed, as protobuf writes them). */
+static void pb_head(Pb *p, int data_type, int rank, const int64_t *dims)
+{
+    p->n = 0;
+    for (int i = 0; i < rank; i++)
+        pb_int(p, TP_DIMS, dims[i]);
+    pb_int(p, TP_DATA_TYPE, data_type);
+}
+
+static TlTensor *pb_read(const Pb *p, char *err, size_t errlen)
+{
+    return tl_onnx_tensor_read_mem(p->b, p->n, "t.pb", err, errlen);
+}
+
+static void test_onnx(void)
+{
+    int64_t d23[] = {2, 3}, d3[] = {3}, d03[] = {0, 3};
+    char err[300];
+    Pb p;
+    TlTensor *t;
+
+    /* float in raw_data, with a name */
+    {
+        float v[] = {0, 1.5f, -2, 3, 4, 5};
+        pb_head(&p, 1, 2, d23);
+        pb_bytes(&p, TP_NAME, "x", 1);
+        pb_bytes(&p, TP_RAW, v, sizeof v);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->dtype == DT_F32 && t->rank == 2 &&
+              t->shape[0] == 2 && t->shape[1] == 3);
+        CHECK(t && !memcmp(t->data, v, sizeof v));
+        tl_tensor_unref(t);
+        /* float_data, packed, and one float at a time (fixed32) */
+        pb_head(&p, 1, 2, d23);
+        pb_bytes(&p, TP_FLOAT, v, sizeof v);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && !memcmp(t->data, v, sizeof v));
+        tl_tensor_unref(t);
+        pb_head(&p, 1, 2, d23);
+        for (int i = 0; i < 6; i++) {
+            pb_varint(&p, TP_FLOAT << 3 | 5);
+            memcpy(p.b + p.n, &v[i], 4);
+            p.n += 4;
+        }
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && !memcmp(t->data, v, sizeof v));
+        tl_tensor_unref(t);
+    }
+    /* double_data, int64_data */
+    {
+        double v[] = {0.25, -1e300, 7};
+        int64_t w[] = {-1, INT64_MAX, INT64_MIN};
+        pb_head(&p, 11, 1, d3);
+        pb_bytes(&p, TP_DOUBLE, v, sizeof v);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->dtype == DT_F64 && !memcmp(t->data, v, sizeof v));
+        tl_tensor_unref(t);
+        pb_head(&p, 7, 1, d3);
+        pb_packed(&p, TP_INT64, w, 3);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->dtype == DT_I64 && !memcmp(t->data, w, sizeof w));
+        tl_tensor_unref(t);
+    }
+    /* int32_data carries the small types: i8, u8, i16, i32, bool, and
+     * the bits of f16 and bf16 */
+    {
+        static const struct {
+            int onnx;
+            TlDType dt;
+            int64_t v[3];
+            double want[3];
+        } cases[] = {
+            {3, DT_I8, {-128, 0, 127}, {-128, 0, 127}},
+            {2, DT_U8, {0, 7, 255}, {0, 7, 255}},
+            {5, DT_I16, {-32768, 1, 32767}, {-32768, 1, 32767}},
+            {6, DT_I32, {INT32_MIN, -1, INT32_MAX},
+             {INT32_MIN, -1, INT32_MAX}},
+            {9, DT_BOOL, {1, 0, 1}, {1, 0, 1}},
+            {10, DT_F16, {0x3c00, 0xc000, 0x7c00}, {1, -2, INFINITY}},
+            {16, DT_BF16, {0x3f80, 0xc040, 0}, {1, -3, 0}},
+        };
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            pb_head(&p, cases[c].onnx, 1, d3);
+            pb_packed(&p, TP_INT32, cases[c].v, 3);
+            t = pb_read(&p, err, sizeof err);
+            if (!t)
+                fprintf(stderr, "%s\n", err);
+            CHECK(t && t->dtype == cases[c].dt);
+            for (int64_t i = 0; t && i < 3; i++)
+                CHECK(tl_tensor_get_f64(t, &i) == cases[c].want[i]);
+            tl_tensor_unref(t);
+        }
+    }
+    /* raw_data of the small types: i16 little-endian, bool bytes other
+     * than 0/1 read as true; a scalar; an empty tensor with no data */
+    {
+        unsigned char raw[] = {0x01, 0x80, 0xff, 0x7f, 0, 0};
+        unsigned char b[] = {0, 2, 1};
+        int64_t i;
+        pb_head(&p, 5, 1, d3);
+        pb_bytes(&p, TP_RAW, raw, sizeof raw);
+        t = pb_read(&p, err, sizeof err);
+        i = 0;
+        CHECK(t && tl_tensor_get_i64(t, &i) == -32767);
+        i = 1;
+        CHECK(t && tl_tensor_get_i64(t, &i) == 32767);
+        tl_tensor_unref(t);
+        pb_head(&p, 9, 1, d3);
+        pb_bytes(&p, TP_RAW, b, sizeof b);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && !memcmp(t->data, "\0\1\1", 3));
+        tl_tensor_unref(t);
+        pb_head(&p, 7, 0, NULL);
+        pb_packed(&p, TP_INT64, (int64_t[]){42}, 1);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->rank == 0 && tl_tensor_get_i64(t, NULL) == 42);
+        tl_tensor_unref(t);
+        pb_head(&p, 1, 2, d03);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->rank == 2 && tl_tensor_numel(t) == 0);
+        tl_tensor_unref(t);
+    }
+
+    /* errors, each with its message */
+    {
+        int64_t d9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, neg[] = {2, -1};
+        int64_t big[] = {128, 0, 0}, bits[] = {65536, 0, 0};
+        int64_t huge[] = {INT64_MAX, 0, INT64_MAX};
+        float f[3] = {0};
+        struct {
+            Pb p;
+            const char *msg;
+        } cases[17];
+        int n = 0;
+
+        cases[n].p.n = 0;
+        pb_bytes(&cases[n].p, TP_FLOAT, f, 4);
+        cases[n++].msg = "'t.pb': not an ONNX tensor: it has no data_type";
+        pb_head(&cases[n].p, 0, 1, d3);
+        cases[n++].msg = "'t.pb': not an ONNX tensor: it has no data_type";
+        pb_head(&cases[n].p, 8, 1, d3);
+        pb_bytes(&cases[n].p, TP_STRING, "a", 1);
+        cases[n++].msg = "'t.pb': string tensors are not supported";
+        pb_head(&cases[n].p, 14, 1, d3);
+        cases[n++].msg = "'t.pb': complex tensors (complex64) are not "
+                         "supported";
+        pb_head(&cases[n].p, 4, 1, d3);
+        cases[n++].msg = "'t.pb': ONNX data type uint16 has no tdsl dtype "
+                         "(tdsl's only unsigned type is u8)";
+        pb_head(&cases[n].p, 17, 1, d3);
+        cases[n++].msg = "'t.pb': unknown ONNX data type 17";
+        pb_head(&cases[n].p, 1, 1, d3);
+        pb_int(&cases[n].p, TP_LOCATION, 1);
+        cases[n++].msg = "'t.pb': the tensor's data is in an external "
+                         "file, which tdsl does not read; save it with the "
+                         "data inside";
+        pb_head(&cases[n].p, 1, 1, d3);
+        pb_bytes(&cases[n].p, TP_EXTERNAL, "\x0a\x01k\x12\x01v", 6);
+        cases[n++].msg = "'t.pb': the tensor's data is in an external "
+                         "file, which tdsl does not read; save it with the "
+                         "data inside";
+        pb_head(&cases[n].p, 1, 1, d3);
+        pb_bytes(&cases[n].p, TP_SEGMENT, "\x08\x00\x10\x03", 4);
+        cases[n++].msg = "'t.pb': segmented tensors are not supported";
+        pb_head(&cases[n].p, 1, 9, d9);
+        cases[n++].msg = "'t.pb': rank 9 exceeds the maximum of 8";
+        pb_head(&cases[n].p, 1, 2, neg);
+        cases[n++].msg = "'t.pb': negative size -1 on axis 1";
+        pb_head(&cases[n].p, 3, 3, huge);
+        cases[n++].msg = "'t.pb': the axes of this empty tensor are too "
+                         "large: shape product overflows";
+        pb_head(&cases[n].p, 1, 1, d3);
+        pb_bytes(&cases[n].p, TP_RAW, f, 8);
+        cases[n++].msg = "'t.pb': raw_data holds 8 bytes, but the shape "
+                         "and dtype f32 need 12";
+        pb_head(&cases[n].p, 1, 1, d3);
+        pb_bytes(&cases[n].p, TP_RAW, f, 12);
+        pb_bytes(&cases[n].p, TP_FLOAT, f, 12);
+        cases[n++].msg = "'t.pb': the values are in both raw_data and "
+                         "float_data";
+        pb_head(&cases[n].p, 1, 1, d3);
+        pb_bytes(&cases[n].p, TP_FLOAT, f, 12);
+        pb_packed(&cases[n].p, TP_INT64, big, 3);
+        cases[n++].msg = "'t.pb': the values are in int64_data, but a f32 "
+                         "tensor keeps them in float_data or raw_data";
+        pb_head(&cases[n].p, 3, 1, d3);
+        pb_packed(&cases[n].p, TP_INT32, big, 3);
+        cases[n++].msg = "'t.pb': int32_data holds 128 at 0, out of range "
+                         "for i8";
+        pb_head(&cases[n].p, 10, 1, d3);
+        pb_packed(&cases[n].p, TP_INT32, bits, 2);
+        cases[n++].msg = "'t.pb': int32_data holds 2 values, but the shape "
+                         "needs 3";
+        TL_ASSERT(n == (int)(sizeof cases / sizeof *cases));
+        for (int i = 0; i < n; i++) {
+            t = pb_read(&cases[i].p, err, sizeof err);
+            CHECK(t == NULL);
+            if (!t)
+                CHECK_STR(err, cases[i].msg);
+            tl_tensor_unref(t);
+        }
+        /* f16 bits above 16 bits */
+        pb_head(&p, 10, 1, d3);
+        pb_packed(&p, TP_INT32, bits, 3);
+        CHECK(!pb_read(&p, err, sizeof err));
+        CHECK_STR(err, "'t.pb': int32_data holds 65536 at 0, out of range "
+                       "for f16");
+        /* not a protobuf at all: a field of wire type 7 */
+        CHECK(!tl_onnx_tensor_read_mem("\x0f\x01", 2, "t.pb", err,
+                                       sizeof err));
+        CHECK_STR(err, "'t.pb': not an ONNX TensorProto (the protobuf does "
+                       "not decode)");
+        /* an empty file decodes to an empty message */
+        CHECK(!tl_onnx_tensor_read_mem("", 0, "t.pb", err, sizeof err));
+        CHECK_STR(err, "'t.pb': not an ONNX tensor: it has no data_type");
+    }
+    /* every truncation of a valid message gives a tensor or an error */
+    {
+        int64_t w[] = {-1, 300, 70000};
+        pb_head(&p, 6, 1, d3);
+        pb_bytes(&p, TP_NAME, "name", 4);
+        pb_packed(&p, TP_INT32, w, 3);
+        for (size_t len = 0; len <= p.n; len++)
+            tl_tensor_unref(tl_onnx_tensor_read_mem(p.b, len, "t.pb", err,
+                                                    sizeof err));
+    }
 }
 
 /* ====================================================================
@@ -936,6 +1224,22 @@ static void test_files(void)
                        "device");
         CHECK(stat("/dev/full", &st) == 0);
     }
+    /* an ONNX TensorProto file: f64 3x2 in raw_data */
+    {
+        Pb p;
+        FILE *fp;
+        pb_head(&p, 11, 2, shape);
+        pb_bytes(&p, TP_RAW, a->data, 48);
+        snprintf(path, sizeof path, "%s/a.pb", dir);
+        fp = fopen(path, "wb");
+        CHECK(fp && fwrite(p.b, 1, p.n, fp) == p.n && fclose(fp) == 0);
+        u = tl_onnx_tensor_read(path, err, sizeof err);
+        CHECK(same_tensor(a, u));
+        tl_tensor_unref(u);
+        remove(path);
+        CHECK(!tl_onnx_tensor_read(path, err, sizeof err));
+        CHECK(strstr(err, "': cannot open: No such file or directory"));
+    }
     rmdir(dir);
     tl_tensor_unref(a);
     tl_tensor_unref(h);
@@ -966,8 +1270,11 @@ static int cmd_dump(const char *path)
     char err[400];
     size_t len = strlen(path);
 
-    if (len > 4 && !strcmp(path + len - 4, ".npy")) {
-        TlTensor *t = tl_npy_read(path, err, sizeof err);
+    if ((len > 4 && !strcmp(path + len - 4, ".npy")) ||
+        (len > 3 && !strcmp(path + len - 3, ".pb"))) {
+        TlTensor *t = path[len - 1] == 'y'
+                          ? tl_npy_read(path, err, sizeof err)
+                          : tl_onnx_tensor_read(path, err, sizeof err);
         if (!t) {
             fprintf(stderr, "%s\n", err);
             return 1;
@@ -1068,6 +1375,7 @@ int main(int argc, char **argv)
     test_st_write_errors();
     test_st_errors();
     test_st_variants();
+    test_onnx();
     test_corruption();
     test_files();
     if (failures) {

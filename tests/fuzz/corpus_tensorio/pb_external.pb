@@ -1,0 +1,2 @@
+j
+locationw.binp
