@@ -45,10 +45,12 @@ int tl_npy_write_buf(TlBuf *out, const TlTensor *t, const char *name,
 
 /* --- .safetensors ---------------------------------------------------- */
 
-/* An opened .safetensors file whose header has been read and checked:
- * every entry has a supported dtype, a shape within the limits, and
- * data offsets inside the file that match the shape and overlap no
- * other entry.  Tensor data is read only when asked for. */
+/* An opened .safetensors file whose header has been read (by json-c,
+ * as strict JSON: repeated keys, single quotes, raw control characters
+ * and lone surrogates are errors) and checked: every entry has a
+ * supported dtype, a shape within the limits, and data offsets inside
+ * the file that match the shape and overlap no other entry.  Tensor
+ * data is read only when asked for. */
 typedef struct TlSafetensors TlSafetensors;
 
 /* One entry of the header. */

@@ -90,6 +90,16 @@ X(EXTERN_TENSOR_PARAM, ERROR, "extern '%s' has tensor parameters and can only be
 X(ON_NOT_CALL, ERROR, "'on' needs a kernel call on its left")
 X(UNKNOWN_TARGET, ERROR, "unknown target '%s'")
 X(HELPER_RANK0, ERROR, "'%s' has rank 0, so '%s' has no axes to pad")
+X(UNKNOWN_KIND, ERROR, "unknown dtype kind '%s'")
+X(UNKNOWN_DTYPE, ERROR, "'%s' is not a dtype or a dtype variable of '%s'")
+X(TWO_PACKS, ERROR, "'..%s' is a second pack in one %s; at most one is allowed")
+X(NOT_A_PACK, ERROR, "'..%s' is not a pack: '%s' is a %s")
+X(PACK_NOT_EXPANDED, ERROR, "'%s' is a pack of %s; write '..%s' in %s")
+X(PACK_NOT_BOUND, ERROR, "shape pack '..%s' of '%s' is not in the shape of any tensor parameter")
+X(PACK_NOT_GENERIC, ERROR, "'..%s' can only be used in a generic kernel")
+X(PACK_IN_DIRECTIVE, ERROR, "'%s' is an index pack of '%s'; directives cannot name the variables of a pack")
+X(NOT_GENERIC, ERROR, "'%s' is not a generic kernel, so it takes no dtype arguments")
+X(DTYPE_ARG_COUNT, ERROR, "'%s' takes %s but %d %s given")
 /* end of checker names section */
 
 /* ---- checker: types ------------------------------------------------- */
@@ -112,6 +122,10 @@ X(TOP_TENSOR_ARITH, ERROR, "'%s' on whole tensors is not supported in top-level 
 X(NEG_UNSIGNED, ERROR, "unary '-' cannot be applied to '%s' values")
 X(ARG_REDUCE_VARS, ERROR, "'%s' takes exactly one reduction variable, not %d")
 X(LET_DECL_MISMATCH, ERROR, "'%s' is declared %s but its value is %s")
+X(DTYPE_CONFLICT, ERROR, "dtype variable '%s' of '%s' is '%s' from %s but '%s' from %s")
+X(DTYPE_UNBOUND, ERROR, "dtype variable '%s' of '%s' is not bound by any argument")
+X(DTYPE_KIND, ERROR, "%s of '%s' is '%s', but dtype variable '%s' must be %s")
+X(GENERIC_ARG_UNKNOWN, ERROR, "cannot instantiate '%s': the type of argument '%s' is not known before the program runs")
 /* end of checker types section */
 
 /* ---- checker: shapes and bounds ------------------------------------- */
@@ -138,6 +152,11 @@ X(WHOLE_SCALAR, ERROR, "the right side of '%s = ...' has no tensor operand")
 X(WHOLE_SHAPE, ERROR, "the operands of '%s' differ in axis %d: '%s' has %s but '%s' has %s")
 X(WHOLE_RANK, ERROR, "the operands of '%s' differ in rank: '%s' has rank %d but the others have rank %d")
 X(LET_DECL_SIZE, ERROR, "size '%s' in the type of '%s' is not an integer constant")
+X(KERNEL_ARG_MIN_RANK, ERROR, "argument '%s' of '%s' has rank %d but the parameter needs at least %d")
+X(PACK_LENGTH, ERROR, "shape pack '..%s' of '%s' has %d %s from '%s' but %d from '%s'")
+X(PACK_INDEX_COUNT, ERROR, "'%s' has rank %d but %d %s given: '..%s' stands for %d %s here")
+X(PACK_INDEX_RANK, ERROR, "'%s' has rank %d, too small for %d %s besides '..%s'")
+X(PACK_LENGTH_UNKNOWN, ERROR, "cannot tell how many index variables '..%s' of '%s' stands for")
 /* end of checker shapes section */
 
 /* ---- checker: schedules --------------------------------------------- */

@@ -169,7 +169,8 @@ static void dump_expr(Dumper *D, DNode *parent, const char *role,
             dump_expr(D, n, "lo", e->a);
             dump_expr(D, n, "hi", e->b);
         } else {
-            node(D, parent, "%s%sname %s", r, sep, nz(e->str));
+            node(D, parent, "%s%sname %s%s", r, sep, e->ival ? ".." : "",
+                 nz(e->str));
         }
         break;
     case EX_MEMBER:
@@ -195,6 +196,8 @@ static void dump_expr(Dumper *D, DNode *parent, const char *role,
     case EX_CALL:
         n = node(D, parent, "%s%scall", r, sep);
         dump_expr(D, n, "callee", e->a);
+        if (e->b)
+            dump_expr(D, n, "dtypes", e->b);
         dump_args(D, n, &e->args);
         break;
     case EX_NAMED:
@@ -246,6 +249,8 @@ static char *idents(Dumper *D, const TlIdentList *l, const char *sep)
     for (int i = 0; i < l->n; i++) {
         if (i)
             buf_puts(&b, sep);
+        if (l->v[i].pack)
+            buf_puts(&b, "..");
         buf_puts(&b, nz(l->v[i].name));
     }
     r = arena_strndup(&D->arena, b.s ? b.s : "", b.len);
@@ -293,12 +298,13 @@ static void dump_param(Dumper *D, DNode *parent, const char *what,
 
     if (scalar < 0)
         scalar = p->is_scalar;
+    const char *ty = p->dtype_var ? p->dtype_var : dt_name(p->dtype);
+
     if (scalar)
-        n = node(D, parent, "%s %s: %s scalar", what, nz(p->name),
-                 dt_name(p->dtype));
+        n = node(D, parent, "%s %s: %s scalar", what, nz(p->name), ty);
     else
-        n = node(D, parent, "%s %s: %s rank %d", what, nz(p->name),
-                 dt_name(p->dtype), p->shape.n);
+        n = node(D, parent, "%s %s: %s rank %d", what, nz(p->name), ty,
+                 p->shape.n);
     for (int i = 0; i < p->shape.n; i++)
         dump_expr(D, n, "dim", p->shape.v[i]);
     if (p->init)
@@ -369,6 +375,9 @@ static void dump_item(Dumper *D, DNode *parent, const TlItem *it)
     switch (it->kind) {
     case IT_KERNEL:
         n = node(D, parent, "kernel %s", nz(it->name));
+        for (int i = 0; i < it->tparams.n; i++)
+            node(D, n, "dtype variable %s: %s", nz(it->tparams.v[i].name),
+                 idents(D, &it->tparams.v[i].kinds, " | "));
         for (int i = 0; i < it->params.n; i++)
             dump_param(D, n, "param", &it->params.v[i], 0);
         for (int i = 0; i < it->scalars.n; i++)

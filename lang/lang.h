@@ -231,13 +231,17 @@ typedef enum {
     EX_FLOAT,   /* fval, str = spelling as written */
     EX_BOOL,    /* ival 0/1 */
     EX_STR,     /* str = decoded value */
-    EX_NAME,    /* str; in reduction headers a/b = explicit range [a, b) */
+    EX_NAME,    /* str; in reduction headers a/b = explicit range [a, b);
+                 * ival = 1: written `..str`, a pack (generic kernels:
+                 * a shape entry or an index list entry) */
     EX_MEMBER,  /* a.str */
     EX_INDEX,   /* a[args]  (args may hold EX_SLICE) */
     EX_SLICE,   /* a:b:c, each may be NULL; ival = 1 when the second ':'
                  * was written */
     EX_CALL,    /* a(args); a is EX_NAME or EX_MEMBER; args may hold
-                 * EX_NAMED */
+                 * EX_NAMED; b: explicit dtype arguments `f<f16, T>(x)`
+                 * as an EX_LIST of EX_NAME (dtypes or dtype
+                 * variables), or NULL */
     EX_NAMED,   /* str = a  (a named argument) */
     EX_REDUCE,  /* op = RD_*; args = EX_NAME rvars; a = body */
     EX_UNARY,   /* op a */
@@ -275,6 +279,8 @@ struct TlExpr {
 typedef struct TlIdent {
     const char *name;
     TlLoc loc;
+    int pack;           /* written `..name`: an index pack on a stage's
+                         * left side (generic kernels) */
 } TlIdent;
 
 typedef struct TlIdentList {
@@ -286,8 +292,10 @@ typedef struct TlIdentList {
 typedef struct TlParam {
     const char *name;
     TlLoc loc;          /* of the name */
-    TlDType dtype;
+    TlDType dtype;      /* DT_NONE when dtype_var is set */
     TlLoc type_loc;
+    const char *dtype_var;  /* a name written as the type: a dtype
+                             * variable (generic kernels), else NULL */
     int is_scalar;      /* scalar (after ';') or tensor */
     TlExprList shape;   /* tensors: one expression per axis */
     TlExpr *init;       /* scalars: default value or NULL */
@@ -297,6 +305,20 @@ typedef struct TlParamList {
     TlParam *v;
     int n, cap;
 } TlParamList;
+
+/* A dtype variable of a generic kernel, `T: float` or `U: f32 | f64`:
+ * its name and its kind's alternatives as written (kind names or
+ * dtype names, checked by the checker). */
+typedef struct TlTypeParam {
+    const char *name;
+    TlLoc loc;
+    TlIdentList kinds;
+} TlTypeParam;
+
+typedef struct TlTypeParamList {
+    TlTypeParam *v;
+    int n, cap;
+} TlTypeParamList;
 
 /* One `.name(args)` link of a directive chain. */
 typedef struct TlDirective {
@@ -400,6 +422,7 @@ struct TlItem {
      * extern: params (scalar or tensor, as written), ret
      * schedule: target, variant, body (directives, layouts) */
     TlParamList params, scalars, outputs;
+    TlTypeParamList tparams;    /* kernel: its dtype variables `<T: ...>` */
     int out_parens;     /* outputs written inside ( ) */
     TlDType ret;
     TlLoc ret_loc;
@@ -713,6 +736,7 @@ typedef enum {
     REF_SCHEDULE,   /* TlSchedInfo */
     REF_CHAIN,      /* TlSchedChain */
     REF_LAYOUT,     /* TlSchedLayout */
+    REF_TYPEVAR,    /* TlTypeVar (generic kernels) */
     REF__COUNT
 } TlRefKind;
 
@@ -726,6 +750,7 @@ typedef struct TlKernelInfo TlKernelInfo;
 typedef struct TlExternInfo TlExternInfo;
 typedef struct TlSchedInfo TlSchedInfo;
 typedef struct TlSymExpr TlSymExpr;
+typedef struct TlTypeVar TlTypeVar;
 
 /* The kind of what sym points at; REF__COUNT when sym is NULL. */
 TlRefKind tl_ref_kind(const void *sym);
@@ -809,6 +834,9 @@ struct TlVar {
     TlParam *param;         /* SCALAR: the declaration (param->init is
                              * the checked default or NULL) */
     TlKernelInfo *kernel;   /* SIZE, SCALAR */
+    int pack;               /* generic kernels only (never in what the
+                             * interpreter sees): SIZE, a shape pack
+                             * `..S`; INDEX, an index pack `..i` */
 };
 
 /* --- tensors: inputs, stages, outputs, call results, constants ---- */
@@ -997,6 +1025,18 @@ struct TlExternInfo {
                              * their shapes): top level only */
 };
 
+/* A dtype variable of a generic kernel (SPEC 6.7). */
+struct TlTypeVar {
+    TlRefKind ref;          /* REF_TYPEVAR */
+    const char *name;
+    TlLoc loc;
+    int num;                /* position in the kernel's tvars */
+    unsigned kinds;         /* the dtypes allowed: bit (1u << dt) */
+    const char *kind_text;  /* the kind as written, "float", "f32 | f64" */
+    TlFunc *bound_by;       /* the first tensor parameter that binds it,
+                             * NULL: given explicitly at each call */
+};
+
 struct TlKernelInfo {
     TlRefKind ref;          /* REF_KERNEL */
     const char *name;
@@ -1024,6 +1064,28 @@ struct TlKernelInfo {
     int nschedules;
     int ok;                 /* checked without errors */
     void *priv;             /* the checker's private data */
+    /* Generic kernels (SPEC 6.7).  A generic kernel (generic set) is
+     * checked for names and structure only and never runs: each call
+     * runs an instance, an ordinary kernel made for the call's dtypes
+     * and ranks, and TlCall.callee points at the instance.  Of a
+     * generic kernel only these are filled: name, item, module,
+     * inputs, scalars and outputs (names and param; dtype DT_NONE
+     * where a dtype variable stands, rank -1 where a pack does;
+     * nothing else of them is meaningful), schedules (what they
+     * name, unchecked: each instance has its own checked copies),
+     * ok, and the fields below.  An instance is an ordinary kernel
+     * with origin set. */
+    int generic;
+    TlTypeVar **tvars;      /* generic: dtype variables, in order */
+    int ntvars;
+    TlVar **packs;          /* generic: shape packs (VAR_SIZE, pack),
+                             * in order of first appearance */
+    int npacks;
+    TlKernelInfo **instances;   /* generic: those made so far */
+    int ninstances;
+    TlKernelInfo *origin;   /* instance: its generic kernel */
+    TlDType *tbind;         /* instance: [origin->ntvars] dtypes */
+    int *pbind;             /* instance: [origin->npacks] lengths */
 };
 
 /* --- schedules ---------------------------------------------------- */
@@ -1144,6 +1206,26 @@ int tl_target_known(const char *name);
 
 /* The kernel of a checked kernel item, or NULL. */
 TlKernelInfo *tl_kernel_info(const TlItem *it);
+
+/* The instance of generic kernel g (checked without errors) for tensor
+ * arguments of dtypes[g->ninputs] and ranks[g->ninputs] - what
+ * `tdsl run --kernel` needs once it has read its input files.  Made
+ * and checked on first use, then shared (the same instance a call in
+ * the program would use).  Returns g itself when g is not generic, and
+ * NULL after reporting why not (a kind violated, conflicting dtypes, a
+ * rank too small, a dtype variable that no argument binds, an error in
+ * the instance) at `where` (which may be {-1, ...}: no location).  Use
+ * it after tl_check of the program that holds g, in the same
+ * session. */
+TlKernelInfo *tl_instantiate(TlSession *s, TlKernelInfo *g,
+                             const TlDType *dtypes, const int *ranks,
+                             TlLoc where);
+/* The same with explicit dtypes[g->ntvars] for the dtype variables
+ * (DT_NONE: bound by the arguments), as `cast_to<f16>(x)` gives them;
+ * tvars may be NULL. */
+TlKernelInfo *tl_instantiate_with(TlSession *s, TlKernelInfo *g,
+                                  const TlDType *dtypes, const int *ranks,
+                                  const TlDType *tvars, TlLoc where);
 
 /* Prints the checked pipeline of every kernel of prog (and its
  * schedules) as indented text: what `tdsl dump --pipeline` shows and

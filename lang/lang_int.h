@@ -10,7 +10,10 @@
  *   typecheck.c dtypes, promotion, implicit casts
  *   bounds.c    reduction ranges, domains, out-of-bounds reads
  * and then schedcheck.c for schedules; checktop.c does imports and
- * top-level statements; checkdump.c prints the result.
+ * top-level statements; checkdump.c prints the result.  A generic
+ * kernel (checkinst.c) goes through steps up to the dependency order
+ * only; each call makes an instance, an ordinary kernel checked in
+ * full.
  */
 #ifndef TL_LANG_INT_H
 #define TL_LANG_INT_H
@@ -113,6 +116,8 @@ typedef struct FuncX {
     int whole;              /* a whole-tensor binding: 1 pending,
                              * 2 ranked */
     TlVec leaves;           /* whole: the TlRead-to-be EX_INDEX nodes */
+    int gpending;           /* a result of a generic call whose rank
+                             * waits for its arguments' ranks */
     int typed;              /* its definition has been type-checked */
     /* Natural domain (what its own definition's reads imply), per axis,
      * NULL when unknown; computed producers-first. */
@@ -133,6 +138,15 @@ typedef struct Kern {
     TlVec order;            /* dependency order (check.c) */
     int state;              /* 0 new, 1 checking, 2 done */
     int nerr0;              /* session errors when it started */
+    /* Generic kernels (checkinst.c). */
+    int generic;            /* checked as a generic kernel */
+    int instance;           /* an instance (its warnings are the
+                             * generic kernel's) */
+    Scope *def_top;         /* generic: the scope of its program, where
+                             * its instances resolve names */
+    TlLoc made_at;          /* instance: the call that first made it */
+    TlVec bad_calls;        /* TlCall* whose binding failed (reported) */
+    TlVec bad_scheds;       /* generic: TlSchedInfo* with errors */
 } Kern;
 
 /* One tl_check call, shared with the checks of imported modules. */
@@ -332,9 +346,76 @@ TL_INTERNAL void bnd_forward(Kern *kc, TlFunc *f);
 TL_INTERNAL void bnd_backward(Kern *kc);
 
 /* ====================================================================
+ * checkinst.c - generic kernels: dtype variables, packs, bindings and
+ * instances (SPEC 6.7)
+ * ==================================================================== */
+
+/* What a call's tensor argument is, for binding a generic kernel. */
+typedef struct GenArg {
+    TlDType dtype;          /* DT_NONE: unknown */
+    int rank;               /* -1: unknown */
+    TlLoc loc;
+} GenArg;
+
+/* Has the kernel item dtype variables or a shape pack? */
+TL_INTERNAL int gen_is_generic(const TlItem *it);
+/* Starts checking generic kernel kc: its dtype variables (before
+ * shp_header, which adds its packs). */
+TL_INTERNAL void gen_header(Kern *kc);
+/* The dtype of a parameter's type: the dtype written, or DT_NONE for a
+ * dtype variable of kc (which f, a tensor parameter or NULL, binds);
+ * reports a name that is neither. */
+TL_INTERNAL TlDType gen_param_dtype(Kern *kc, TlParam *p, TlFunc *f);
+/* Registers shape pack `..name` (e) of input f (NULL: an output). */
+TL_INTERNAL void gen_shape_pack(Kern *kc, TlExpr *e, TlFunc *f);
+/* Reports `..x` of an index list or a left side that is no index pack
+ * (sym: what x names, NULL unknown). */
+TL_INTERNAL void gen_not_index_pack(Chk *c, TlExpr *e, void *sym);
+/* Reports a pack used by its bare name (e names v). */
+TL_INTERNAL void gen_pack_bare(Chk *c, TlLoc loc, const TlVar *v);
+/* A generic kernel's header and body are checked: publishes what a
+ * generic kernel shows (TlKernelInfo.generic). */
+TL_INTERNAL void gen_finish(Kern *kc);
+
+/* The tensor arguments of call expression e in g's input order, as
+ * far as they can be told without reporting (NULL: not given). */
+TL_INTERNAL void gen_tensor_args(TlKernelInfo *g, TlExpr *e, TlExpr **out);
+/* The ranks of generic g's outputs for inputs of ranks in[] (all
+ * known), into out[]; -1 after reporting (when report is set, at the
+ * arguments x[]) a rank too small or packs of different lengths. */
+TL_INTERNAL int gen_out_ranks(Chk *c, TlKernelInfo *g, const int *in,
+                              TlExpr *const *x, int report, int *out);
+/* Gives f (made with rank -1) its rank. */
+TL_INTERNAL void gen_set_rank(Chk *c, TlFunc *f, int rank);
+/* A nested generic call's result rank, from its resolved inputs. */
+TL_INTERNAL void gen_nested_rank(Kern *kc, TlCall *call);
+/* Checks the dtype arguments `f<f16>(...)` of call (in kernel kc);
+ * marks the call bad after reporting. */
+TL_INTERNAL void gen_check_targs(Kern *kc, TlCall *call);
+/* Step 5 of a call of a generic kernel inside kc: binds, instantiates,
+ * types the scalar arguments; the instance or NULL (reported, or an
+ * error upstream). */
+TL_INTERNAL TlKernelInfo *gen_call_instance(Kern *kc, TlCall *call,
+                                            const ShpArg *args);
+/* A top-level call e of kernel k with tensor arguments args: k, or
+ * the instance for a generic k; NULL after an error. */
+TL_INTERNAL TlKernelInfo *gen_top_instance(Chk *c, TlKernelInfo *k,
+                                           TlExpr *e, const ShpArg *args);
+/* A deep copy of a schedule item (each instance checks its own). */
+TL_INTERNAL TlItem *gen_copy_item(Chk *c, const TlItem *it);
+/* A schedule of generic kernel g was checked: applies it to the
+ * instances made so far. */
+TL_INTERNAL void gen_schedule_added(Chk *c, TlKernelInfo *g,
+                                    TlSchedInfo *si);
+
+/* ====================================================================
  * schedcheck.c - schedules
  * ==================================================================== */
 
 TL_INTERNAL void sck_schedule(Chk *c, TlItem *it);
+/* Checks a copy of generic schedule gsi against instance inst and adds
+ * the result to inst's schedules. */
+TL_INTERNAL void sck_instance(Chk *c, const TlSchedInfo *gsi,
+                              TlKernelInfo *inst);
 
 #endif

@@ -17,7 +17,9 @@
  *    `:` of slices, `.` and `@`; `, ` after commas; none inside
  *    brackets or parentheses; named arguments `name = value`;
  *    parameters `name: f32[M, K]`, rank 0 `f32[]`, scalars after `; `;
- *    typed lets `let W: f32[64, 3] = ...`; externs
+ *    typed lets `let W: f32[64, 3] = ...`; generic kernels
+ *    `kernel relu<T: float, U: f32 | f64>(X: T[..S])`, index packs
+ *    `Y[..i, j]`, dtype arguments `cast_to<f16>(x)`; externs
  *    `extern "libm.so.6" fn erff(x: f32) -> f32` (no library: `extern fn`);
  *    outputs always in parentheses; reductions `sum(k) body`,
  *    `sum(k in 0..K, r) body`; slices `T[0:2, :, ::2]`; casts `f16(x)`.
@@ -299,6 +301,8 @@ static void expr_bare(TlBuf *o, const TlExpr *e, int tail)
         put_escaped(o, e->str);
         break;
     case EX_NAME:
+        if (e->ival)
+            buf_puts(o, "..");
         buf_puts(o, e->str ? e->str : "?");
         break;
     case EX_MEMBER:
@@ -314,6 +318,11 @@ static void expr_bare(TlBuf *o, const TlExpr *e, int tail)
         break;
     case EX_CALL:
         postfix_operand(o, e->a);
+        if (e->b) {
+            buf_putc(o, '<');
+            expr_list(o, &e->b->args);
+            buf_putc(o, '>');
+        }
         buf_putc(o, '(');
         expr_list(o, &e->args);
         buf_putc(o, ')');
@@ -422,6 +431,8 @@ static void ident_list(TlBuf *o, const TlIdentList *l, const char *sep)
     for (int i = 0; i < l->n; i++) {
         if (i)
             buf_puts(o, sep);
+        if (l->v[i].pack)
+            buf_puts(o, "..");
         buf_puts(o, l->v[i].name);
     }
 }
@@ -483,7 +494,8 @@ static void layout(TlBuf *o, const TlLayout *l)
 
 static void param(TlBuf *o, const TlParam *p, int scalar)
 {
-    buf_printf(o, "%s: %s", p->name, dt_name(p->dtype));
+    buf_printf(o, "%s: %s", p->name,
+               p->dtype_var ? p->dtype_var : dt_name(p->dtype));
     if (!scalar) {
         buf_putc(o, '[');
         expr_list(o, &p->shape);
@@ -555,12 +567,25 @@ static void param_list(TlBuf *o, const TlParamList *l, int scalar)
     }
 }
 
+/* `kernel NAME<T: float, U: f32 | f64>(`. */
+static void kernel_name(TlBuf *o, const TlItem *it)
+{
+    buf_printf(o, "kernel %s", it->name);
+    for (int i = 0; i < it->tparams.n; i++) {
+        const TlTypeParam *t = &it->tparams.v[i];
+        buf_puts(o, i ? ", " : "<");
+        buf_printf(o, "%s: ", t->name);
+        ident_list(o, &t->kinds, " | ");
+    }
+    buf_puts(o, it->tparams.n ? ">(" : "(");
+}
+
 /* An item's first line, without `{`. */
 static void item_head(TlBuf *o, const TlItem *it)
 {
     switch (it->kind) {
     case IT_KERNEL:
-        buf_printf(o, "kernel %s(", it->name);
+        kernel_name(o, it);
         param_list(o, &it->params, 0);
         if (it->scalars.n) {
             buf_puts(o, "; ");
@@ -832,8 +857,14 @@ static void kernel_head_wrapped(TlBuf *o, const TlItem *it)
                         ",");
     for (int i = 0; i < no; i++)
         pc[n + i] = piece(&it->outputs.v[i], 0, "", ",");
-    buf_printf(o, "kernel %s(", it->name);
-    col = (int)strlen(it->name) + 8;
+    {
+        TlBuf name;
+        buf_init(&name);
+        kernel_name(&name, it);
+        buf_puts(o, name.s);
+        col = (int)name.len;
+        buf_free(&name);
+    }
     if (n == 0)
         buf_putc(o, ')');
     wrap_pieces(o, pc, n, col, col, ")", 0);
@@ -855,6 +886,11 @@ static void print_block(Printer *P, const TlItem *it, int end)
                                              it->variant_loc.line));
     TlBuf line;
 
+    for (int i = 0; i < it->tparams.n; i++) {
+        const TlIdentList *k = &it->tparams.v[i].kinds;
+        if (k->n)
+            head = max_int(head, k->v[k->n - 1].loc.line);
+    }
     head = params_line(&it->params, head);
     head = params_line(&it->scalars, head);
     head = params_line(&it->outputs, head);

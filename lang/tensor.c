@@ -62,11 +62,13 @@ int64_t tl_shape_nbytes(TlDType dt, int rank, const int64_t *shape,
         if (shape[i] == 0)
             zero = 1;
     }
-    if (zero)
-        return 0;
     /* Multiply with an overflow check; the limit keeps every later
-     * offset computation (index * stride * size) far from overflow. */
+     * offset computation (index * stride * size) far from overflow.
+     * An empty tensor still gets strides from its other axes, so they
+     * must pass the same check: [0, 2^62, 4] is refused, not 0 bytes. */
     for (int i = 0; i < rank; i++) {
+        if (shape[i] == 0)
+            continue;
         if (n > INT64_MAX / shape[i]) {
             seterr(err, errlen, "shape product overflows");
             return -1;
@@ -79,6 +81,8 @@ int64_t tl_shape_nbytes(TlDType dt, int rank, const int64_t *shape,
                (long long)n, (long long)(TL_TENSOR_MAX_BYTES >> 30));
         return -1;
     }
+    if (zero)
+        return 0;
     return n;
 }
 

@@ -40,7 +40,7 @@
     ON FOR IN AS FN TRUE FALSE SUM PROD MAX MIN ARGMAX ARGMIN
     LPAREN RPAREN LBRACKET RBRACKET LBRACE RBRACE COMMA SEMI COLON DOT
     DOTDOT ARROW ASSIGN EQ NE LT LE GT GE PLUS MINUS STAR SLASH PERCENT
-    AND OR NOT AT.
+    AND OR NOT AT PIPE TARGS.
 
 // Precedence, lowest first (docs/frontend-decisions.md, "Expressions").
 %right REDUCE ON.              // sum(k) body, e on T: reach far right
@@ -250,6 +250,33 @@ static PrsOuts outs(TlParamList l, int parens)
     return (PrsOuts){l, parens};
 }
 
+/* `..i` on a stage's left side: the last name added is a pack. */
+static void ilist_pack(TlIdentList *l)
+{
+    l->v[l->n - 1].pack = 1;
+}
+
+/* A dtype variable `T: float | i32` (kinds as written). */
+static TlTypeParam tvar(PrsCtx *c, const PrsTok *n, const TlIdentList *k)
+{
+    TlTypeParam t = {tok_str(c, n), n->loc, *k};
+    return t;
+}
+
+/* Appends a dtype variable to a kernel's list (l->n == 0: a new one). */
+static void tvar_add(PrsCtx *c, TlTypeParamList *l, const TlTypeParam *t)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 4;
+        TlTypeParam *v = arena_alloc(&c->s->arena, (size_t)cap * sizeof *v);
+        if (l->n)
+            memcpy(v, l->v, (size_t)l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *t;
+}
+
 static TlFactorList flist1(PrsCtx *c, const TlLayoutFactor *f)
 {
     TlFactorList l = {0};
@@ -329,6 +356,15 @@ static TlExpr *mk_cast(PrsCtx *c, const PrsTok *t, TlExpr *a,
     return e;
 }
 
+/* `..name`: a pack (a shape entry or an index list entry). */
+static TlExpr *mk_pack(PrsCtx *c, const PrsTok *dots, const PrsTok *n)
+{
+    TlExpr *e = ast_name(c->s, loc_span(dots->loc, n->loc), tok_str(c, n));
+
+    e->ival = 1;
+    return e;
+}
+
 static TlExpr *mk_member(PrsCtx *c, TlExpr *a, const PrsTok *n)
 {
     TlExpr *e = ast_expr(c->s, EX_MEMBER, loc_span(a->loc, n->loc));
@@ -369,6 +405,18 @@ static TlExpr *mk_call(PrsCtx *c, TlExpr *f, const TlExprList *v,
     check_args(c, v);
     e->a = f;
     e->args = *v;
+    return e;
+}
+
+/* `f<f16, T>(args)`: a call with explicit dtype arguments (the `<` is
+ * the driver's TARGS token, o; the types end at the `>`, g). */
+static TlExpr *mk_tcall(PrsCtx *c, TlExpr *f, const PrsTok *o,
+                        const TlExprList *t, const PrsTok *g,
+                        const TlExprList *v, const PrsTok *r)
+{
+    TlExpr *e = mk_call(c, f, v, r);
+
+    e->b = mk_list(c, o, t, g);
     return e;
 }
 
@@ -450,7 +498,8 @@ static TlExpr *slice(PrsCtx *c, TlExpr *lo, const PrsTok *colon,
 /* --- parameters ----------------------------------------------------- */
 
 /* A tensor parameter (with its shape) or a scalar one (shape NULL,
- * perhaps with a default). */
+ * perhaps with a default).  A type written as a name is a dtype
+ * variable (generic kernels). */
 static TlParam *mk_param(PrsCtx *c, const PrsTok *n, const PrsTok *t,
                          const TlExprList *shape, TlExpr *init)
 {
@@ -458,7 +507,10 @@ static TlParam *mk_param(PrsCtx *c, const PrsTok *n, const PrsTok *t,
 
     p->name = tok_str(c, n);
     p->loc = n->loc;
-    p->dtype = dt_from_name(t->text, (size_t)t->len);
+    if (t->kind == TK_IDENT)
+        p->dtype_var = tok_str(c, t);
+    else
+        p->dtype = dt_from_name(t->text, (size_t)t->len);
     p->type_loc = t->loc;
     p->is_scalar = shape == NULL;
     if (shape)
@@ -674,12 +726,15 @@ static TlStmt *mk_layout(PrsCtx *c, const PrsTok *k, const PrsTok *n,
 /* --- items ---------------------------------------------------------- */
 
 static TlItem *mk_kernel(PrsCtx *c, const PrsTok *k, const PrsTok *n,
-                         const PrsParams *p, const PrsOuts *o)
+                         const TlTypeParamList *tv, const PrsParams *p,
+                         const PrsOuts *o)
 {
     TlItem *it = ast_item(c->s, IT_KERNEL, k->loc);
 
     it->name = tok_str(c, n);
     it->name_loc = n->loc;
+    if (tv)
+        it->tparams = *tv;
     it->params = p->t;
     it->scalars = p->s;
     it->outputs = o->l;
@@ -885,7 +940,25 @@ xparam(A) ::= IDENT(N) COLON DTYPE(T).      { A = mk_param(c, &N, &T, 0, 0); }
 %type kernel_head {TlItem *}
 kernel_head(A) ::= KERNEL(K) IDENT(N) LPAREN kparams(P) RPAREN ARROW
                    outputs(O).
-                                    { A = mk_kernel(c, &K, &N, &P, &O); }
+                                    { A = mk_kernel(c, &K, &N, 0, &P, &O); }
+kernel_head(A) ::= KERNEL(K) IDENT(N) LT tvars(V) GT LPAREN kparams(P)
+                   RPAREN ARROW outputs(O).
+                                    { A = mk_kernel(c, &K, &N, &V, &P, &O); }
+
+// Dtype variables of a generic kernel: `<T: float, U: f32 | f64>`.
+%type tvars {TlTypeParamList}
+tvars(A) ::= tvar(T).                   { A = (TlTypeParamList){0};
+                                          tvar_add(c, &A, &T); }
+tvars(A) ::= tvars(A) COMMA tvar(T).    { tvar_add(c, &A, &T); }
+%type tvar {TlTypeParam}
+tvar(A) ::= IDENT(N) COLON kinds(K).    { A = tvar(c, &N, &K); }
+%type kinds {TlIdentList}
+kinds(A) ::= kind(K).                   { A = ilist1(c, &K); }
+kinds(A) ::= kinds(A) PIPE kind(K).     { ilist_add(c, &A, &K); }
+// A kind name (checked by the checker) or a dtype.
+%type kind {PrsTok}
+kind(A) ::= IDENT(A).
+kind(A) ::= DTYPE(A).
 kernel_open(A) ::= kernel_head(H) LBRACE(B).
                                             { A = block_open(c, H, &B); }
 kernel_open(A) ::= kernel_open(B) kstmt(S) NEWLINE.
@@ -905,30 +978,46 @@ kparams(A) ::= tparams(T) SEMI sparams(S).  { A = params2(T, S); }
 tparams(A) ::= .                            { A = plist0(); }
 tparams(A) ::= tplist(A).
 %type tplist {TlParamList}
-tplist(A) ::= tparam(P).                    { A = plist1(c, P); }
-tplist(A) ::= tplist(A) COMMA tparam(P).    { ast_push_param(c->s, &A, P); }
+tplist(A) ::= kparam(P).                    { A = plist1(c, P); }
+tplist(A) ::= tplist(A) COMMA kparam(P).    { ast_push_param(c->s, &A, P); }
 %type sparams {TlParamList}
 sparams(A) ::= sparam(P).                   { A = plist1(c, P); }
 sparams(A) ::= sparams(A) COMMA sparam(P).  { ast_push_param(c->s, &A, P); }
 
-// A tensor `A: f32[M, K]` (rank 0: `x: f32[]`).
+// A tensor `A: f32[M, K]` (rank 0: `x: f32[]`).  In a kernel's header
+// the type may be a dtype variable, `X: T[..S]`; typed lets and
+// externs take a dtype.
 %type tparam {TlParam *}
 tparam(A) ::= IDENT(N) COLON DTYPE(T) LBRACKET shape(S) RBRACKET.
                                             { A = mk_param(c, &N, &T, &S, 0); }
+%type kparam {TlParam *}
+kparam(A) ::= IDENT(N) COLON ty(T) LBRACKET shape(S) RBRACKET.
+                                            { A = mk_param(c, &N, &T, &S, 0); }
+%type ty {PrsTok}
+ty(A) ::= DTYPE(A).
+ty(A) ::= IDENT(A).
+// Shape entries: expressions, and packs `..S` (generic kernels).
 %type shape {TlExprList}
 shape(A) ::= .                              { A = elist0(); }
-shape(A) ::= exprs(A).
+shape(A) ::= sentries(A).
+%type sentries {TlExprList}
+sentries(A) ::= sentry(E).                  { A = elist1(c, E); }
+sentries(A) ::= sentries(A) COMMA sentry(E).
+                                            { ast_push_expr(c->s, &A, E); }
+%type sentry {TlExpr *}
+sentry(A) ::= expr(A).
+sentry(A) ::= DOTDOT(D) IDENT(N).           { A = mk_pack(c, &D, &N); }
 
 // A scalar `stride: i32 [= 1]`.
 %type sparam {TlParam *}
-sparam(A) ::= IDENT(N) COLON DTYPE(T).      { A = mk_param(c, &N, &T, 0, 0); }
-sparam(A) ::= IDENT(N) COLON DTYPE(T) ASSIGN expr(E).
+sparam(A) ::= IDENT(N) COLON ty(T).         { A = mk_param(c, &N, &T, 0, 0); }
+sparam(A) ::= IDENT(N) COLON ty(T) ASSIGN expr(E).
                                             { A = mk_param(c, &N, &T, 0, E); }
 
 // Outputs: `-> (C: f32[M, N], ...)` or one without parentheses.
 %type outputs {PrsOuts}
 outputs(A) ::= LPAREN tplist(L) RPAREN.     { A = outs(L, 1); }
-outputs(A) ::= tparam(P).                   { A = outs(plist1(c, P), 0); }
+outputs(A) ::= kparam(P).                   { A = outs(plist1(c, P), 0); }
 
 // Body statements: a stage `name[i, j] = e` (`name[] = e` for rank 0),
 // or a whole binding `t = e`, `a, b = f(x)`.
@@ -936,9 +1025,18 @@ outputs(A) ::= tparam(P).                   { A = outs(plist1(c, P), 0); }
 kstmt(A) ::= IDENT(N) LBRACKET ivars(V) RBRACKET ASSIGN expr(E).
                                             { A = mk_stage(c, &N, &V, E); }
 kstmt(A) ::= names(V) ASSIGN expr(E).       { A = mk_bind(c, 0, &V, E); }
+// Index variables of a stage, and an index pack `..i` (generic kernels).
 %type ivars {TlIdentList}
 ivars(A) ::= .                              { A = ilist0(); }
-ivars(A) ::= names(A).
+ivars(A) ::= ivlist(A).
+%type ivlist {TlIdentList}
+ivlist(A) ::= IDENT(N).                     { A = ilist1(c, &N); }
+ivlist(A) ::= DOTDOT IDENT(N).              { A = ilist1(c, &N);
+                                              ilist_pack(&A); }
+ivlist(A) ::= ivlist(A) COMMA IDENT(N).     { ilist_add(c, &A, &N); }
+ivlist(A) ::= ivlist(A) COMMA DOTDOT IDENT(N).
+                                            { ilist_add(c, &A, &N);
+                                              ilist_pack(&A); }
 %type names {TlIdentList}
 names(A) ::= IDENT(N).                      { A = ilist1(c, &N); }
 names(A) ::= names(A) COMMA IDENT(N).       { ilist_add(c, &A, &N); }
@@ -1080,6 +1178,14 @@ reduce_op(A) ::= ARGMIN(A).
 postfix(A) ::= primary(A).
 postfix(A) ::= postfix(F) LPAREN args(V) RPAREN(R).
                                             { A = mk_call(c, F, &V, &R); }
+// `cast_to<f16>(x)`: explicit dtype arguments (TARGS is a `<` that the
+// driver has recognised as opening them; SPEC 6.7).
+postfix(A) ::= postfix(F) TARGS(O) targs(T) GT(G) LPAREN args(V) RPAREN(R).
+                                { A = mk_tcall(c, F, &O, &T, &G, &V, &R); }
+%type targs {TlExprList}
+targs(A) ::= ty(T).                         { A = elist1(c, mk_name(c, &T)); }
+targs(A) ::= targs(A) COMMA ty(T).
+                                { ast_push_expr(c->s, &A, mk_name(c, &T)); }
 postfix(A) ::= postfix(B) LBRACKET indices(V) RBRACKET(R).
                                             { A = mk_index(c, B, &V, &R); }
 postfix(A) ::= postfix(B) DOT IDENT(N).     { A = mk_member(c, B, &N); }
@@ -1138,6 +1244,7 @@ idxlist(A) ::= idx(E).                      { A = elist1(c, E); }
 idxlist(A) ::= idxlist(A) COMMA idx(E).     { ast_push_expr(c->s, &A, E); }
 %type idx {TlExpr *}
 idx(A) ::= expr(A).
+idx(A) ::= DOTDOT(D) IDENT(N).              { A = mk_pack(c, &D, &N); }
 idx(A) ::= eopt(L) COLON(C) eopt(H).        { A = slice(c, L, &C, H, 0, 0); }
 idx(A) ::= eopt(L) COLON(C) eopt(H) COLON(D) eopt(S).
                                             { A = slice(c, L, &C, H, &D, S); }
@@ -1296,7 +1403,7 @@ static const char *spelling(int k)
         [TK_LE] = "<=", [TK_GT] = ">", [TK_GE] = ">=", [TK_PLUS] = "+",
         [TK_MINUS] = "-", [TK_STAR] = "*", [TK_SLASH] = "/",
         [TK_PERCENT] = "%", [TK_AND] = "&&", [TK_OR] = "||",
-        [TK_NOT] = "!", [TK_AT] = "@",
+        [TK_NOT] = "!", [TK_AT] = "@", [TK_PIPE] = "|", [TK_TARGS] = "<",
     };
     return k > 0 && k < (int)(sizeof s / sizeof s[0]) ? s[k] : NULL;
 }
@@ -1370,7 +1477,8 @@ static const char *expected_list(PrsCtx *c, const Stack *p, int got)
     const char *r;
 
     for (int k = 1; k < YYNTOKEN; k++) {
-        if (k == TK_COMMENT || k == TK_ILLEGAL || k == YYERRORSYMBOL)
+        if (k == TK_COMMENT || k == TK_ILLEGAL || k == TK_TARGS ||
+            k == YYERRORSYMBOL)
             continue;
         ok[k] = accepts(p, k);
         if (starts_expr(k) && !ok[k])

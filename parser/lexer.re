@@ -448,6 +448,7 @@ static int scan_token(PrsLexer *lx, PrsTok *t)
         "||"             { return TK_OR; }
         "!"              { return TK_NOT; }
         "@"              { return TK_AT; }
+        "|"              { return TK_PIPE; }
 
         "\x00"           { return nul_byte(lx, lx->tok, TK_ILLEGAL); }
         utf8mb           { return unexpected(lx); }

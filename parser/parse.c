@@ -11,6 +11,14 @@
  * before it is not the `)` of a sum/prod/argmax/argmin header, whose
  * body may start on the next line.  Runs of newlines count once.
  *
+ * A `<` after a name becomes TARGS, the opening of explicit dtype
+ * arguments (`cast_to<f16>(x)`, SPEC 6.7), when the tokens after it are
+ * dtype names or dtype variables of the kernel being defined, separated
+ * by commas, then `>` and `(`.  The driver looks ahead for that (the
+ * tokens it reads go to a small queue) and remembers the dtype
+ * variables of a kernel header from `kernel NAME<` to the `}` that
+ * closes its body.
+ *
  * Guards: sources over PRS_MAX_SOURCE bytes are refused, and more than
  * PRS_MAX_BRACKETS open brackets stop the parse with a fatal TOO_DEEP
  * (through the session boundary that prs_parse sets).  Nothing here
@@ -28,15 +36,31 @@ enum {
     OPEN_BRACKET    /* [ */
 };
 
+/* The longest lookahead for dtype arguments, in tokens. */
+enum { LOOKAHEAD = 64 };
+
+/* A token read ahead, and whether lexing it reported an error. */
+typedef struct Ahead {
+    PrsTok t;
+    int lexerr;
+} Ahead;
+
 /* The driver: the grammar's context plus the newline bookkeeping. */
 typedef struct Driver {
     PrsCtx c;
     unsigned char open[PRS_MAX_BRACKETS];
     int depth;               /* brackets open */
     int prev;                /* kind of the last token fed, 0 if none */
+    int prev2;               /* the one before it */
     int prev_ends_header;    /* it was the ) of a reduction header */
     int nl_pending;          /* newlines seen since then */
     PrsTok nl;               /* the first of them */
+    Ahead ahead[LOOKAHEAD];  /* tokens read ahead, in order */
+    int nahead;
+    int header;              /* `kernel NAME <...>`: 1 after `kernel`,
+                              * 2 after its name, 3 inside the `<>` */
+    PrsTok *tvars;           /* dtype variables of the kernel (heap) */
+    int ntvars, tvcap;
 } Driver;
 
 TlLoc prs_here(const PrsCtx *c)
@@ -101,6 +125,106 @@ static void feed(Driver *d, int kind, const PrsTok *t)
     }
 }
 
+/* ====================================================================
+ * Explicit dtype arguments
+ * ==================================================================== */
+
+/* The next token: one read ahead, else a new one from the lexer. */
+static int next_token(Driver *d, PrsTok *t, int *lexerr)
+{
+    PrsCtx *c = &d->c;
+    int before = c->lx.nerrors;
+
+    if (d->nahead > 0) {
+        *t = d->ahead[0].t;
+        *lexerr = d->ahead[0].lexerr;
+        d->nahead--;
+        memmove(d->ahead, d->ahead + 1, (size_t)d->nahead * sizeof *d->ahead);
+        return t->kind;
+    }
+    lex_next(&c->lx, t);
+    *lexerr = c->lx.nerrors != before;
+    return t->kind;
+}
+
+/* The i-th token after the current one (0 is the next). */
+static const PrsTok *peek(Driver *d, int i)
+{
+    while (d->nahead <= i) {
+        Ahead *a = &d->ahead[d->nahead];
+        int before = d->c.lx.nerrors;
+        lex_next(&d->c.lx, &a->t);
+        a->lexerr = d->c.lx.nerrors != before;
+        d->nahead++;
+        if (a->t.kind == 0)
+            break;
+    }
+    return &d->ahead[i < d->nahead ? i : d->nahead - 1].t;
+}
+
+static int is_tvar(const Driver *d, const PrsTok *t)
+{
+    for (int i = 0; i < d->ntvars; i++)
+        if (d->tvars[i].len == t->len &&
+            !memcmp(d->tvars[i].text, t->text, (size_t)t->len))
+            return 1;
+    return 0;
+}
+
+/* Is the `<` being fed the opening of dtype arguments?  It follows a
+ * name (not a kernel's own name), and after it come types separated
+ * by commas, then `>` and `(`. */
+static int opens_targs(Driver *d)
+{
+    if (d->prev != TK_IDENT || d->prev2 == TK_KERNEL)
+        return 0;
+    for (int i = 0; i + 2 < LOOKAHEAD; i += 2) {
+        const PrsTok *t = peek(d, i), *sep;
+        if (t->kind != TK_DTYPE && !(t->kind == TK_IDENT && is_tvar(d, t)))
+            return 0;
+        sep = peek(d, i + 1);
+        if (sep->kind == TK_GT)
+            return peek(d, i + 2)->kind == TK_LPAREN;
+        if (sep->kind != TK_COMMA)
+            return 0;
+    }
+    return 0;
+}
+
+/* Follows a kernel header's `<T: ..., U: ...>` for the names of its
+ * dtype variables (before t, of kind k, is fed). */
+static void note_header(Driver *d, int k, const PrsTok *t)
+{
+    if (k == TK_KERNEL) {
+        d->ntvars = 0;
+        d->header = 1;
+        return;
+    }
+    switch (d->header) {
+    case 1:
+        d->header = k == TK_IDENT ? 2 : 0;
+        break;
+    case 2:
+        d->header = k == TK_LT ? 3 : 0;
+        break;
+    case 3:
+        if (k == TK_IDENT && (d->prev == TK_LT || d->prev == TK_COMMA)) {
+            if (d->ntvars == d->tvcap) {
+                d->tvcap = d->tvcap ? 2 * d->tvcap : 8;
+                d->tvars = tl_xrealloc(d->tvars, (size_t)d->tvcap *
+                                                     sizeof *d->tvars);
+            }
+            d->tvars[d->ntvars++] = *t;
+        } else if (k != TK_IDENT && k != TK_DTYPE && k != TK_COMMA &&
+                   k != TK_COLON && k != TK_PIPE) {
+            d->header = 0;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 static int header_keyword(int k)
 {
     return k == TK_SUM || k == TK_PROD || k == TK_ARGMAX ||
@@ -125,8 +249,9 @@ static void track(Driver *d, int k, const PrsTok *t)
     }
     if (k == TK_LBRACE)
         d->c.braces++;
-    else if (k == TK_RBRACE && d->c.braces > 0)
-        d->c.braces--;
+    else if (k == TK_RBRACE && d->c.braces > 0 && --d->c.braces == 0)
+        d->ntvars = 0;      /* a kernel's dtype variables end with it */
+    d->prev2 = d->prev;
     d->prev = k;
     d->prev_ends_header = closes_header;
 }
@@ -149,8 +274,8 @@ static void run(Driver *d)
     PrsTok t;
 
     for (;;) {
-        int before = c->lx.nerrors;
-        int k = lex_next(&c->lx, &t);
+        int lexerr;
+        int k = next_token(d, &t, &lexerr);
 
         if (k == TK_NEWLINE) {
             if (!d->nl_pending)
@@ -164,7 +289,7 @@ static void run(Driver *d)
         }
         /* A token with a lexical error: what the parser says about its
          * statement would only repeat it. */
-        if (c->lx.nerrors != before)
+        if (lexerr)
             c->lex_error_in_stmt = 1;
         if (k == TK_ILLEGAL)
             continue;
@@ -175,6 +300,9 @@ static void run(Driver *d)
             feed(d, 0, &t);
             return;
         }
+        if (k == TK_LT && opens_targs(d))
+            k = t.kind = TK_TARGS;
+        note_header(d, k, &t);
         track(d, k, &t);
         feed(d, k, &t);
     }
@@ -214,6 +342,7 @@ TlProgram *prs_parse(TlSession *s, int file)
     prs_engineFree(d->c.engine, free);
     lex_free(&d->c.lx);
     free(d->c.dstack);
+    free(d->tvars);
     free(d);
     prog->nerrors = s->nerrors - errors;
     return prog;

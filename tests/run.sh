@@ -193,7 +193,8 @@ roundtrip() {
 }
 
 for f in examples/*.tdsl $(find stdlib -name '*.tdsl' 2>/dev/null | sort) \
-         tests/parse/*.tdsl tests/fmt/*.tdsl tests/script/*.tdsl tests/interp/*.tdsl; do
+         tests/parse/*.tdsl tests/fmt/*.tdsl tests/script/*.tdsl tests/interp/*.tdsl \
+         tests/stdlib/*.tdsl tests/stdlib/numpy/*.tdsl; do
     [ -e "$f" ] && roundtrip "$f"
 done
 
@@ -322,7 +323,7 @@ block() {
          END { exit !found }' "$2"
 }
 
-for f in tests/script/*.tdsl tests/interp/*.tdsl; do
+for f in tests/script/*.tdsl tests/interp/*.tdsl tests/stdlib/*.tdsl; do
     [ -e "$f" ] || continue
     base=${f##*/}
     name=script/${base%.tdsl}

@@ -282,7 +282,173 @@ def gen_softmax():
     save("sm_big_y", eb / eb.sum(axis=1, keepdims=True))
 
 
-GENERATORS = [gen_conv, gen_pool, gen_norm, gen_softmax]
+# --------------------------------------------------------------------
+# std.math: products, reductions and data movement, each through
+# numpy's own operation (matmul, np.transpose, np.pad, np.take, ...).
+# --------------------------------------------------------------------
+
+def gen_matmul():
+    a, b = randn(4, 6), randn(6, 5)
+    save("mm_a", a), save("mm_b", b), save("mm_y", a @ b)
+    a, b = randn(3, 4, 6), randn(1, 6, 2)
+    save("mm3_a", a), save("mm3_b", b), save("mm3_y", np.matmul(a, b))
+    save("mm3_yt", np.matmul(b.transpose(0, 2, 1), a.transpose(0, 2, 1)))
+    a, b = randn(2, 1, 3, 4), randn(1, 3, 4, 5)
+    save("mm4_a", a), save("mm4_b", b), save("mm4_y", np.matmul(a, b))
+    # gemm: every transpose, C as [M, N], [1, N], [M, 1] and [1, 1]
+    a, b = randn(3, 5), randn(5, 4)
+    save("g_a", a), save("g_b", b)
+    save("g_at", a.T), save("g_bt", b.T)
+    c = randn(3, 4)
+    save("g_c", c), save("g_c1n", c[:1]), save("g_cm1", c[:, :1])
+    save("g_c11", c[:1, :1])
+    ab = a.astype(np.float64) @ b
+    save("g_y", ab + c)
+    save("g_y_ab", 0.5 * ab - 2.0 * c[:1])
+    save("g_y_m1", ab + c[:, :1])
+    save("g_y_11", 3.0 * ab + c[0, 0])
+
+
+def gen_reduce():
+    x = randn(4, 7)
+    x[1] = np.abs(x[1]) + 0.1          # a positive row for ReduceLogSum
+    save("r_x", x)
+    xd = x.astype(np.float64)
+    save("r_sum", xd.sum(axis=1)), save("r_mean", xd.mean(axis=1))
+    save("r_max", x.max(axis=1)), save("r_min", x.min(axis=1))
+    save("r_prod", xd.prod(axis=1))
+    save("r_l1", np.abs(xd).sum(axis=1))
+    save("r_l2", np.sqrt((xd ** 2).sum(axis=1)))
+    save("r_ssq", (xd ** 2).sum(axis=1))
+    save("r_lse", np.log(np.exp(xd).sum(axis=1)))
+    save("r_log_sum", np.log(xd[1].sum()).reshape(1))
+    save("r_x1", x[1:2])
+    save("r_argmax", x.argmax(axis=1), np.int64)
+    save("r_argmin", x.argmin(axis=1), np.int64)
+    big = x * 200                       # exp overflows f32 without the max
+    save("r_big", big)
+    bd = big.astype(np.float64)
+    m = bd.max(axis=1, keepdims=True)
+    save("r_big_lse", (m + np.log(np.exp(bd - m).sum(axis=1,
+                                                      keepdims=True)))[:, 0])
+
+
+def gen_movement():
+    x3, x4 = randn(2, 3, 4), randn(2, 3, 4, 5)
+    save("t_x2", x3[0]), save("t_x3", x3), save("t_x4", x4)
+    save("t_2", x3[0].T)
+    for perm in itertools.permutations(range(3)):
+        save("t3_" + "".join(map(str, perm)), np.transpose(x3, perm))
+    for perm in [(0, 2, 3, 1), (0, 3, 1, 2), (3, 2, 1, 0), (1, 0, 3, 2)]:
+        save("t4_" + "".join(map(str, perm)), np.transpose(x4, perm))
+    # concat
+    a1, b1 = randn(3), randn(5)
+    save("cc_a1", a1), save("cc_b1", b1)
+    save("cc_1", np.concatenate([a1, b1]))
+    a2, b2r, b2c = randn(2, 3), randn(4, 3), randn(2, 1)
+    save("cc_a2", a2), save("cc_b2r", b2r), save("cc_b2c", b2c)
+    save("cc_2r", np.concatenate([a2, b2r], 0))
+    save("cc_2c", np.concatenate([a2, b2c], 1))
+    save("cc_a3", x3)
+    for ax, shp in ((0, (1, 3, 4)), (1, (2, 2, 4)), (2, (2, 3, 3))):
+        b = randn(*shp)
+        save("cc_b3_%d" % ax, b)
+        save("cc_3_%d" % ax, np.concatenate([x3, b], ax))
+    save("cc_a4", x4)
+    for ax, shp in ((0, (3, 3, 4, 5)), (1, (2, 6, 4, 5)), (2, (2, 3, 1, 5)),
+                    (3, (2, 3, 4, 2))):
+        b = randn(*shp)
+        save("cc_b4_%d" % ax, b)
+        save("cc_4_%d" % ax, np.concatenate([x4, b], ax))
+    # slice: numpy slicing, positive and negative steps
+    v = randn(10)
+    save("sl_v", v)
+    save("sl_1a", v[1:8:3]), save("sl_1b", v[9::-2])
+    save("sl_1c", v[7:2:-1])
+    save("sl_1d", v[5:5])
+    save("sl_2", x3[0][1::1, ::-2])
+    save("sl_3", x3[::-1, 0:3:2, 1:])
+    save("sl_4", x4[:, ::-1, 1:4:2, 4:0:-3])
+    # split = two slices
+    save("sp_a", x4[:, :1]), save("sp_b", x4[:, 1:])
+    # pad: numpy's modes
+    pv = randn(5)
+    save("pd_v", pv)
+    for mode in ("constant", "edge", "reflect", "wrap"):
+        kw = {"constant_values": 1.5} if mode == "constant" else {}
+        save("pd_1_" + mode, np.pad(pv, (3, 2), mode, **kw))
+        save("pd_2_" + mode, np.pad(x3[0], ((1, 2), (2, 0)), mode, **kw))
+        save("pd_3_" + mode, np.pad(x3, ((0, 1), (2, 1), (1, 3)), mode,
+                                    **kw))
+        save("pd_4_" + mode, np.pad(x4, ((0, 0), (0, 0), (2, 1), (1, 3)),
+                                    mode, **kw))
+    save("pd_4_wrap_big", np.pad(x4[:, :, :2], ((1, 0), (0, 0), (3, 4),
+                                               (0, 1)), "wrap"))
+    save("pd_x4s", x4[:, :, :2])
+    # gather with negative indices
+    e = randn(6, 3)
+    save("ga_x", e)
+    idx = np.array([2, -1, 0, 5, -6, 2], dtype=np.int64)
+    save("ga_idx", idx, np.int64)
+    save("ga_rows", np.take(e, idx, axis=0))
+    cidx = np.array([2, -1, 0, -3], dtype=np.int64)
+    save("ga_cidx", cidx, np.int64)
+    save("ga_cols", np.take(e, cidx, axis=1))
+    idx2 = np.array([[0, 1, -2], [5, 3, 3]], dtype=np.int64)
+    save("ga_idx2", idx2, np.int64)
+    save("ga_rows2", np.take(e, idx2, axis=0))
+    # tile and expand
+    save("ti_1", np.tile(v, 3)), save("ti_2", np.tile(x3[0], (2, 3)))
+    save("ti_3", np.tile(x3, (1, 2, 2)))
+    save("ti_4", np.tile(x4, (2, 1, 1, 2)))
+    c1, r1, o1 = randn(3, 1), randn(1, 4), randn(1)
+    save("ex_c", c1), save("ex_r", r1), save("ex_1", o1)
+    save("ex_c_y", np.broadcast_to(c1, (3, 5)))
+    save("ex_r_y", np.broadcast_to(r1, (2, 4)))
+    save("ex_1_y", np.broadcast_to(o1, (6,)))
+    e3, e4 = randn(1, 3, 1), randn(2, 1, 1, 3)
+    save("ex_3", e3), save("ex_4", e4)
+    save("ex_3_y", np.broadcast_to(e3, (4, 3, 2)))
+    save("ex_4_y", np.broadcast_to(e4, (2, 5, 2, 3)))
+
+
+# --------------------------------------------------------------------
+# Element-wise activations, from their ONNX formulas (erf through
+# math.erf, numpy having none), in f32, f64 and f16.
+# --------------------------------------------------------------------
+
+def gen_activations():
+    x = np.concatenate([np.linspace(-6, 6, 49), [-30.0, -0.5, 0.0, 30.0]])
+    x = x.reshape(1, 53)
+    erf = np.vectorize(math.erf)
+    y = {
+        "relu": np.maximum(x, 0),
+        "leaky_relu": np.where(x < 0, 0.1 * x, x),
+        "elu": np.where(x < 0, 0.5 * (np.exp(x) - 1), x),
+        "selu": 1.0507009873554805 * np.where(
+            x <= 0, 1.6732632423543772 * (np.exp(x) - 1), x),
+        "gelu": 0.5 * x * (1 + erf(x / math.sqrt(2))),
+        "gelu_tanh": 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) *
+                                            (x + 0.044715 * x ** 3))),
+        "sigmoid": 1 / (1 + np.exp(-x)),
+        "hard_sigmoid": np.clip(0.2 * x + 0.5, 0, 1),
+        "softplus": np.log1p(np.exp(x)),
+        "tanh": np.tanh(x),
+        "clip": np.clip(x, -1.5, 2.0),
+        "clip_lo": np.maximum(x, 0.25),
+    }
+    for dt, tag in ((np.float32, "f32"), (np.float64, "f64"),
+                    (np.float16, "f16")):
+        save("act_x_" + tag, x.reshape(53), dt)
+        save("act_x2_" + tag, x.reshape(53)[:48].reshape(2, 4, 6), dt)
+        for k, v in y.items():
+            save("act_%s_%s" % (k, tag), v.reshape(53), dt)
+            save("act2_%s_%s" % (k, tag), v.reshape(53)[:48].reshape(2, 4, 6),
+                 dt)
+
+
+GENERATORS = [gen_conv, gen_pool, gen_norm, gen_softmax, gen_matmul,
+              gen_reduce, gen_movement, gen_activations]
 
 
 def main():

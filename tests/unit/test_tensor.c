@@ -69,6 +69,12 @@ static void test_sizes(void)
     CHECK(tl_shape_nbytes(DT_F32, 2, big, err, sizeof err) == -1);
     CHECK_STR(err, "4398046511104 bytes exceed the tensor size limit of "
                    "64 GiB");
+    /* Empty, but the other axes would overflow the strides. */
+    {
+        int64_t empty_ovf[] = {0, (int64_t)1 << 62, 4};
+        CHECK(tl_shape_nbytes(DT_F32, 3, empty_ovf, err, sizeof err) == -1);
+        CHECK_STR(err, "shape product overflows");
+    }
     CHECK(tl_shape_nbytes(DT_U8, 9, nine, err, sizeof err) == -1);
     CHECK_STR(err, "rank 9 exceeds the maximum of 8");
     CHECK(!tl_tensor_new(DT_F32, 2, big, err, sizeof err));
