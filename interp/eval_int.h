@@ -1,6 +1,8 @@
 /*
  * eval_int.h - declarations shared by the files of the interpreter
- * (eval*.c, ffi.c) and nowhere else, grouped by the defining file.
+ * (eval*.c, ffi.c, and value.c, which does the top level's scalar
+ * arithmetic with the operations of eval_scalar.c) and nowhere else,
+ * grouped by the defining file.
  *
  * How a kernel call runs (eval.c): the size variables are bound from
  * the inputs, the scalars evaluated, and every stage's checked
@@ -194,6 +196,15 @@ TL_INTERNAL ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a);
 /* Binary op (I_ADD ... I_POW) on operands of dtype dt; comparisons
  * and && || give 0/1. */
 TL_INTERNAL ItpVal itp_binary(ItpOp op, TlDType dt, ItpVal a, ItpVal b);
+/* min/max of the language (NaN wins, a tie gives a), dtype dt. */
+TL_INTERNAL ItpVal itp_min(TlDType dt, ItpVal a, ItpVal b);
+TL_INTERNAL ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b);
+/* clamp(x, lo, hi) of the language: min(max(x, lo), hi) in dtype dt. */
+TL_INTERNAL ItpVal itp_clamp(TlDType dt, ItpVal x, ItpVal lo, ItpVal hi);
+/* The operation of an operator (OP_ADD ... OP_OR, OP_NEG, OP_NOT) and
+ * of an element-wise builtin (BI_SELECT ... BI_ROUND). */
+TL_INTERNAL ItpOp itp_op_of(TlOp op);
+TL_INTERNAL ItpOp itp_builtin_op(TlBuiltinId id);
 /* The value of node n at the current point: 0, or -1 after reporting
  * (nothing is reported when F->quiet). */
 TL_INTERNAL int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out);
@@ -235,9 +246,6 @@ TL_INTERNAL const ItpVal *itp_operand(ItpFrame *F, ItpNode *n,
 TL_INTERNAL int itp_reduce1(ItpFrame *F, ItpNode *n, ItpVal *out);
 TL_INTERNAL int itp_reduce_row(ItpFrame *F, ItpNode *n,
                                const uint8_t *mask);
-/* min/max of the language (NaN wins, a tie gives a), dtype dt. */
-TL_INTERNAL ItpVal itp_min(TlDType dt, ItpVal a, ItpVal b);
-TL_INTERNAL ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b);
 
 /* ====================================================================
  * ffi.c - extern functions through libffi

@@ -12,7 +12,8 @@
  * functions may differ from a float-precision libm by an ulp, which
  * SPEC 8.5 allows.  Integers are computed in int64 and wrapped to the
  * dtype; `/` and `%` round toward negative infinity, and give 0 for a
- * zero divisor (SPEC 8.5).
+ * zero divisor (SPEC 8.5).  Scalars at the top level (value.c) use
+ * these same operations, so a script and a kernel never disagree.
  */
 #include "interp/eval_int.h"
 
@@ -169,6 +170,11 @@ ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b)
     return b.i > a.i ? b : a;
 }
 
+ItpVal itp_clamp(TlDType dt, ItpVal x, ItpVal lo, ItpVal hi)
+{
+    return itp_min(dt, itp_max(dt, x, lo), hi);
+}
+
 static double sigmoid(double x)
 {
     return 1.0 / (1.0 + exp(-x));
@@ -264,6 +270,57 @@ ItpVal itp_binary(ItpOp op, TlDType dt, ItpVal a, ItpVal b)
 }
 
 /* ====================================================================
+ * Operators of the syntax tree
+ * ==================================================================== */
+
+ItpOp itp_op_of(TlOp op)
+{
+    switch (op) {
+    case OP_ADD: return I_ADD;
+    case OP_SUB: return I_SUB;
+    case OP_MUL: return I_MUL;
+    case OP_DIV: return I_DIV;
+    case OP_MOD: return I_MOD;
+    case OP_EQ: return I_EQ;
+    case OP_NE: return I_NE;
+    case OP_LT: return I_LT;
+    case OP_LE: return I_LE;
+    case OP_GT: return I_GT;
+    case OP_GE: return I_GE;
+    case OP_AND: return I_AND;
+    case OP_OR: return I_OR;
+    case OP_NEG: return I_NEG;
+    case OP_NOT: return I_NOT;
+    default: tl_unreachable();      /* reductions: not element-wise */
+    }
+}
+
+ItpOp itp_builtin_op(TlBuiltinId id)
+{
+    switch (id) {
+    case BI_SELECT: return I_SELECT;
+    case BI_CLAMP: return I_CLAMP;
+    case BI_MIN: return I_MIN;
+    case BI_MAX: return I_MAX;
+    case BI_POW: return I_POW;
+    case BI_EXP: return I_EXP;
+    case BI_LOG: return I_LOG;
+    case BI_SQRT: return I_SQRT;
+    case BI_RSQRT: return I_RSQRT;
+    case BI_TANH: return I_TANH;
+    case BI_SIGMOID: return I_SIGMOID;
+    case BI_ERF: return I_ERF;
+    case BI_SIN: return I_SIN;
+    case BI_COS: return I_COS;
+    case BI_ABS: return I_ABS;
+    case BI_FLOOR: return I_FLOOR;
+    case BI_CEIL: return I_CEIL;
+    case BI_ROUND: return I_ROUND;
+    default: tl_unreachable();    /* top-level builtins: not element-wise */
+    }
+}
+
+/* ====================================================================
  * The walk
  * ==================================================================== */
 
@@ -325,7 +382,7 @@ int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out)
         if (itp_eval1(F, n->a, &a) || itp_eval1(F, n->b, &b) ||
             itp_eval1(F, n->c, &c))
             return -1;
-        *out = itp_min(n->dt, itp_max(n->dt, a, b), c);
+        *out = itp_clamp(n->dt, a, b, c);
         return 0;
     case I_SELECT:
         if (itp_eval1(F, n->c, &c))

@@ -63,11 +63,6 @@ TL_INTERNAL void itp_error(char *err, size_t errlen, const char *name,
 TL_INTERNAL int itp_big_endian(void);
 /* Reverses the bytes of each of n elements of `size` bytes. */
 TL_INTERNAL void itp_swap_bytes(void *data, int64_t n, int size);
-/* tl_shape_nbytes for a shape read from a file; an empty shape is also
- * refused when its other axes overflow (strides multiply them). */
-TL_INTERNAL int64_t itp_shape_nbytes(TlDType dt, int rank,
-                                     const int64_t *shape, char *msg,
-                                     size_t msglen);
 /* Fills t (new, packed) from the source at off: size check, read, byte
  * swap when the file's order is not the host's, bool bytes made 0/1. */
 TL_INTERNAL int itp_read_tensor(ItpSrc *s, uint64_t off, TlTensor *t,

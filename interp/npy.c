@@ -10,7 +10,7 @@
  * literal subset; everything else is refused with a message naming the
  * byte where it went wrong.  Fortran-order arrays are refused rather
  * than transposed.  Nothing is read past the header's end, and the shape
- * is checked (itp_shape_nbytes, then against the file's size) before
+ * is checked (tl_shape_nbytes, then against the file's size) before
  * anything is allocated.
  */
 #include "interp/interp_int.h"
@@ -129,28 +129,6 @@ int itp_src_read(ItpSrc *s, uint64_t off, void *dst, size_t n,
         fread(dst, 1, n, s->fp) != n) {
         itp_error(err, errlen, s->name, "cannot read: %s",
                   ferror(s->fp) ? strerror(errno) : "file changed size");
-        return -1;
-    }
-    return 0;
-}
-
-int64_t itp_shape_nbytes(TlDType dt, int rank, const int64_t *shape,
-                         char *msg, size_t msglen)
-{
-    int64_t nbytes = tl_shape_nbytes(dt, rank, shape, msg, msglen);
-    int64_t one[TL_MAX_RANK];
-    char why[160];
-
-    if (nbytes != 0)
-        return nbytes;
-    /* Empty: tl_shape_nbytes looks no further, but the strides of a
-     * tensor are products of its axes, so those must fit all the same
-     * (a corrupt file may say [0, 2^62, 4]). */
-    for (int i = 0; i < rank; i++)
-        one[i] = shape[i] ? shape[i] : 1;
-    if (tl_shape_nbytes(dt, rank, one, why, sizeof why) < 0) {
-        snprintf(msg, msglen, "the axes of this empty tensor are too "
-                 "large: %s", why);
         return -1;
     }
     return 0;
@@ -609,7 +587,7 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
     }
     /* Check the size against the file before allocating, so that a
      * corrupt shape cannot ask for gigabytes. */
-    nbytes = itp_shape_nbytes(dt, h.rank, h.shape, msg, sizeof msg);
+    nbytes = tl_shape_nbytes(dt, h.rank, h.shape, msg, sizeof msg);
     if (nbytes < 0) {
         itp_error(err, errlen, s->name, "%s", msg);
         return NULL;

@@ -182,7 +182,7 @@ static TlTensor *convert(const Onnx__TensorProto *p, const char *name,
     }
     for (size_t i = 0; i < p->n_dims; i++)
         shape[i] = p->dims[i];
-    nbytes = itp_shape_nbytes(dt, (int)p->n_dims, shape, msg, sizeof msg);
+    nbytes = tl_shape_nbytes(dt, (int)p->n_dims, shape, msg, sizeof msg);
     if (nbytes < 0) {
         itp_error(err, errlen, name, "%s", msg);
         return NULL;

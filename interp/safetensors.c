@@ -667,7 +667,7 @@ static int validate(TlSafetensors *f, char *err, size_t errlen)
                       "tensor '%s' appears twice", e->name);
             return -1;
         }
-        nbytes = itp_shape_nbytes(e->dtype, e->rank, e->shape, msg,
+        nbytes = tl_shape_nbytes(e->dtype, e->rank, e->shape, msg,
                                   sizeof msg);
         if (nbytes < 0) {
             itp_error(err, errlen, f->src.name, "tensor '%s': %s",

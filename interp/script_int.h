@@ -53,6 +53,9 @@ TL_INTERNAL void itp_bindings_free(TlInterp *ip);
 
 /* The dtype two operands are brought to (SPEC 8.2). */
 TL_INTERNAL TlDType itp_promote(TlDType a, TlDType b);
+/* The scalar operations below are the kernels' (eval_scalar.c:
+ * itp_cast, itp_binary, itp_unary, ...) on VAL_NUM values, so a scalar
+ * computes the same at the top level and in a kernel. */
 /* v (a VAL_NUM) converted to dtype `to` by the language's casts. */
 TL_INTERNAL TlValue itp_num_cast(const TlValue *v, TlDType to);
 /* a op b computed in dtype dt (the operands are cast to it first), by
@@ -63,7 +66,7 @@ TL_INTERNAL TlValue itp_num_binary(TlOp op, TlDType dt, const TlValue *a,
                                    const TlValue *b);
 /* -a or !a in dtype dt. */
 TL_INTERNAL TlValue itp_num_unary(TlOp op, TlDType dt, const TlValue *a);
-/* The element-wise builtins on scalars already cast to dt (select is
+/* The element-wise builtins on scalars, cast to dt first (select is
  * done by the caller, which evaluates only one side). */
 TL_INTERNAL TlValue itp_num_builtin(TlBuiltinId id, TlDType dt,
                                     const TlValue *args, int n);

@@ -4,9 +4,12 @@
  * arithmetic on scalars with the language's rules (SPEC 8).
  *
  * A scalar is held as a value of its dtype exactly, so every operation
- * is "convert the operands, compute, convert the result" through the
- * one definition of the casts in lang/tensor.c (tl_dt_store_*).
+ * is "convert the operands, compute, convert the result".  The casts
+ * and the operations are those of the kernels (eval_scalar.c), called
+ * on the scalar's ItpVal form, so that a scalar computes the same at
+ * the top level and inside a kernel.
  */
+#include "interp/eval_int.h"
 #include "interp/script_int.h"
 
 #include <math.h>
@@ -46,8 +49,8 @@ TlValue itp_value_copy(const TlValue *v)
     return r;
 }
 
-/* Reads a VAL_NUM back from one stored element of dtype dt. */
-static TlValue num_load(TlDType dt, const void *p)
+/* The VAL_NUM holding x, a value of dtype dt. */
+static TlValue num_of(TlDType dt, ItpVal x)
 {
     TlValue r;
 
@@ -55,42 +58,53 @@ static TlValue num_load(TlDType dt, const void *p)
     r.kind = VAL_NUM;
     r.dtype = dt;
     if (dt_is_float(dt))
-        r.f = tl_dt_load_f64(dt, p);
+        r.f = x.f;
     else
-        r.i = tl_dt_load_i64(dt, p);
+        r.i = x.i;
     return r;
+}
+
+/* VAL_NUM v converted to dtype dt, in the kernels' form. */
+static ItpVal val_in(TlDType dt, const TlValue *v)
+{
+    ItpVal x;
+
+    if (dt_is_float(v->dtype))
+        x.f = v->f;
+    else
+        x.i = v->i;
+    return itp_cast(dt, v->dtype, x);
 }
 
 TlValue itp_num_i64(TlDType dt, int64_t v)
 {
-    unsigned char buf[8];
+    ItpVal x;
 
-    tl_dt_store_i64(dt, buf, v);
-    return num_load(dt, buf);
+    x.i = v;
+    return num_of(dt, itp_cast(dt, DT_I64, x));
 }
 
 TlValue itp_num_f64(TlDType dt, double v)
 {
-    unsigned char buf[8];
+    ItpVal x;
 
-    tl_dt_store_f64(dt, buf, v);
-    return num_load(dt, buf);
+    x.f = v;
+    return num_of(dt, itp_cast(dt, DT_F64, x));
 }
 
 double itp_num_get_f64(const TlValue *v)
 {
-    return dt_is_float(v->dtype) ? v->f : (double)v->i;
+    return val_in(DT_F64, v).f;
 }
 
 int64_t itp_num_get_i64(const TlValue *v)
 {
-    return dt_is_float(v->dtype) ? tl_f64_to_int(DT_I64, v->f) : v->i;
+    return val_in(DT_I64, v).i;
 }
 
 TlValue itp_num_cast(const TlValue *v, TlDType to)
 {
-    return dt_is_float(v->dtype) ? itp_num_f64(to, v->f)
-                                 : itp_num_i64(to, v->i);
+    return num_of(to, val_in(to, v));
 }
 
 TlTensor *itp_value_tensor(const TlValue *v)
@@ -103,10 +117,7 @@ TlTensor *itp_value_tensor(const TlValue *v)
         return NULL;
     t = tl_tensor_new(v->dtype, 0, NULL, NULL, 0);
     TL_ASSERT(t);
-    if (dt_is_float(v->dtype))
-        tl_dt_store_f64(v->dtype, t->data, v->f);
-    else
-        tl_dt_store_i64(v->dtype, t->data, v->i);
+    itp_store(v->dtype, t->data, val_in(v->dtype, v));
     return t;
 }
 
@@ -116,7 +127,7 @@ TlValue itp_value_of_tensor(TlTensor *t)
 
     memset(&r, 0, sizeof r);
     if (t->rank == 0) {
-        r = num_load(t->dtype, t->data);
+        r = num_of(t->dtype, itp_load(t->dtype, t->data));
         tl_tensor_unref(t);
         return r;
     }
@@ -324,7 +335,7 @@ void itp_bindings_free(TlInterp *ip)
 }
 
 /* ====================================================================
- * Scalar arithmetic
+ * Scalar arithmetic: the kernels' operations (eval_scalar.c)
  * ==================================================================== */
 
 /* Orders float dtypes by width (f16 and bf16 tie). */
@@ -373,162 +384,34 @@ TlDType itp_promote(TlDType a, TlDType b)
     }
 }
 
-static TlValue boolean(int v)
-{
-    return itp_num_i64(DT_BOOL, v != 0);
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q;
-
-    if (b == 0)
-        return 0;
-    if (b == -1)
-        return (int64_t)(0 - (uint64_t)a);   /* INT64_MIN wraps */
-    q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t floor_mod(int64_t a, int64_t b)
-{
-    int64_t r;
-
-    if (b == 0 || b == -1)
-        return 0;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
-static int compare(TlOp op, double x, double y)
-{
-    switch (op) {
-    case OP_EQ: return x == y;
-    case OP_NE: return x != y;
-    case OP_LT: return x < y;
-    case OP_LE: return x <= y;
-    case OP_GT: return x > y;
-    default: return x >= y;
-    }
-}
-
-static int compare_int(TlOp op, int64_t x, int64_t y)
-{
-    switch (op) {
-    case OP_EQ: return x == y;
-    case OP_NE: return x != y;
-    case OP_LT: return x < y;
-    case OP_LE: return x <= y;
-    case OP_GT: return x > y;
-    default: return x >= y;
-    }
-}
-
 TlValue itp_num_binary(TlOp op, TlDType dt, const TlValue *a,
                        const TlValue *b)
 {
-    TlValue x = itp_num_cast(a, dt), y = itp_num_cast(b, dt);
+    ItpVal r = itp_binary(itp_op_of(op), dt, val_in(dt, a), val_in(dt, b));
 
-    if (op == OP_AND)
-        return boolean(x.i && y.i);
-    if (op == OP_OR)
-        return boolean(x.i || y.i);
-    if (dt_is_float(dt)) {
-        double p = x.f, q = y.f;
-        switch (op) {
-        case OP_ADD: return itp_num_f64(dt, p + q);
-        case OP_SUB: return itp_num_f64(dt, p - q);
-        case OP_MUL: return itp_num_f64(dt, p * q);
-        case OP_DIV: return itp_num_f64(dt, p / q);
-        case OP_MOD: return itp_num_f64(dt, p - q * floor(p / q));
-        default: return boolean(compare(op, p, q));
-        }
-    }
-    {
-        /* In uint64 so that overflow wraps instead of being undefined;
-         * storing into dt keeps the low bits. */
-        uint64_t p = (uint64_t)x.i, q = (uint64_t)y.i;
-        switch (op) {
-        case OP_ADD: return itp_num_i64(dt, (int64_t)(p + q));
-        case OP_SUB: return itp_num_i64(dt, (int64_t)(p - q));
-        case OP_MUL: return itp_num_i64(dt, (int64_t)(p * q));
-        case OP_DIV: return itp_num_i64(dt, floor_div(x.i, y.i));
-        case OP_MOD: return itp_num_i64(dt, floor_mod(x.i, y.i));
-        default: return boolean(compare_int(op, x.i, y.i));
-        }
-    }
+    /* Comparisons, && and || give bool. */
+    return num_of(op >= OP_EQ && op <= OP_OR ? DT_BOOL : dt, r);
 }
 
 TlValue itp_num_unary(TlOp op, TlDType dt, const TlValue *a)
 {
-    TlValue x = itp_num_cast(a, dt);
-
-    if (op == OP_NOT)
-        return boolean(!x.i);
-    if (dt_is_float(dt))
-        return itp_num_f64(dt, -x.f);
-    return itp_num_i64(dt, (int64_t)(0 - (uint64_t)x.i));
-}
-
-/* min/max with NaN winning and, on a tie, the first operand. */
-static TlValue pick(int want_max, const TlValue *x, const TlValue *y)
-{
-    if (dt_is_float(x->dtype)) {
-        if (isnan(x->f) || isnan(y->f))
-            return isnan(x->f) ? *x : *y;
-        if (want_max ? y->f > x->f : y->f < x->f)
-            return *y;
-        return *x;
-    }
-    if (want_max ? y->i > x->i : y->i < x->i)
-        return *y;
-    return *x;
+    return num_of(dt, itp_unary(itp_op_of(op), dt, val_in(dt, a)));
 }
 
 TlValue itp_num_builtin(TlBuiltinId id, TlDType dt, const TlValue *args,
                         int n)
 {
-    TlValue v[3];
-    double x;
+    ItpOp op = itp_builtin_op(id);
+    ItpVal v[3];
 
     TL_ASSERT(n >= 1 && n <= 3);
     for (int i = 0; i < n; i++)
-        v[i] = itp_num_cast(&args[i], dt);
-    switch (id) {
-    case BI_MIN: return pick(0, &v[0], &v[1]);
-    case BI_MAX: return pick(1, &v[0], &v[1]);
-    case BI_CLAMP: {
-        TlValue lo = pick(1, &v[0], &v[1]);
-        return pick(0, &lo, &v[2]);
+        v[i] = val_in(dt, &args[i]);
+    if (n == 3) {
+        TL_ASSERT(op == I_CLAMP);
+        return num_of(dt, itp_clamp(dt, v[0], v[1], v[2]));
     }
-    case BI_ABS:
-        if (!dt_is_float(dt))
-            return itp_num_i64(dt, v[0].i < 0 ? (int64_t)(0 - (uint64_t)v[0].i)
-                                              : v[0].i);
-        return itp_num_f64(dt, fabs(v[0].f));
-    default:
-        break;
-    }
-    x = itp_num_get_f64(&v[0]);
-    switch (id) {
-    case BI_POW: return itp_num_f64(dt, pow(x, itp_num_get_f64(&v[1])));
-    case BI_EXP: return itp_num_f64(dt, exp(x));
-    case BI_LOG: return itp_num_f64(dt, log(x));
-    case BI_SQRT: return itp_num_f64(dt, sqrt(x));
-    case BI_RSQRT: return itp_num_f64(dt, 1.0 / sqrt(x));
-    case BI_TANH: return itp_num_f64(dt, tanh(x));
-    case BI_SIGMOID: return itp_num_f64(dt, 1.0 / (1.0 + exp(-x)));
-    case BI_ERF: return itp_num_f64(dt, erf(x));
-    case BI_SIN: return itp_num_f64(dt, sin(x));
-    case BI_COS: return itp_num_f64(dt, cos(x));
-    case BI_FLOOR: return itp_num_f64(dt, floor(x));
-    case BI_CEIL: return itp_num_f64(dt, ceil(x));
-    case BI_ROUND: return itp_num_f64(dt, nearbyint(x));   /* ties even */
-    default:
-        tl_unreachable();
-    }
+    if (n == 2)         /* min, max, pow */
+        return num_of(dt, itp_binary(op, dt, v[0], v[1]));
+    return num_of(dt, itp_unary(op, dt, v[0]));
 }

@@ -109,11 +109,12 @@ static void define_stage(Kern *kc, TlStmt *st)
     Chk *c = kc->c;
     TlFunc *f = chk_existing(kc, st->name, st->name_loc);
     Scope *sc;
+    int npack = gen_stage_packs(kc, st, f);
 
-    if (f == &failed_def)
+    if (f == &failed_def || npack < 0)
         return;
     if (f) {
-        if (f->rank != st->names.n) {
+        if (!npack && f->rank >= 0 && f->rank != st->names.n) {
             diag_error(c->s, st->name_loc, DIAG_OUTPUT_RANK, f->name,
                        f->rank, st->names.n);
             diag_note(c->s, f->loc, "'%s' is declared here", f->name);
@@ -123,7 +124,8 @@ static void define_stage(Kern *kc, TlStmt *st)
             return;
         }
     } else {
-        f = chk_func(c, FN_STAGE, st->name, st->name_loc, st->names.n);
+        f = chk_func(c, FN_STAGE, st->name, st->name_loc,
+                     npack ? -1 : st->names.n);
         f->kernel = kc->k;
         rsv_add(c, kc->scope, st->name, f, st->name_loc);
     }
@@ -155,7 +157,9 @@ static void define_stage(Kern *kc, TlStmt *st)
         v = chk_var(c, VAR_INDEX, id->name, id->loc);
         v->num = j;
         v->func = f;
-        f->axes[j].var = v;
+        v->pack = id->pack;
+        if (!npack)
+            f->axes[j].var = v;
         rsv_add(c, sc, id->name, v, id->loc);
     }
 }
@@ -313,7 +317,9 @@ static void define_bind(Kern *kc, TlStmt *st)
         if (f == &failed_def)
             continue;
         if (f) {
-            if (f->rank != o->rank) {
+            if (o->rank < 0) {
+                chk_fx(c, f)->gpending = 1;     /* a generic callee's */
+            } else if (f->rank != o->rank) {
                 diag_error(c->s, id->loc, DIAG_BIND_RANK, f->name, f->rank,
                            k->name, o->rank);
                 f->dtype = DT_NONE;
@@ -326,6 +332,7 @@ static void define_bind(Kern *kc, TlStmt *st)
             f = chk_func(c, FN_CALL, id->name, id->loc, o->rank);
             f->kernel = kc->k;
             f->dtype = o->dtype;
+            chk_fx(c, f)->gpending = o->rank < 0;
             rsv_add(c, kc->scope, id->name, f, id->loc);
         }
         f->stmt = st;
@@ -386,6 +393,7 @@ static TlFunc *tensor_arg(Kern *kc, TlCall *call, int i, TlExpr *x)
         inner->results[0] = f;
         vec_push(c->a, &kc->funcs, f);
         chk_resolve_call(kc, inner);
+        gen_nested_rank(kc, inner);
         return f;
     }
     if (x->kind != EX_NAME || !x->str) {
@@ -430,6 +438,8 @@ void chk_resolve_call(Kern *kc, TlCall *call)
                 call->results[i]->dtype = DT_NONE;
         return;
     }
+    if (call->expr->b)
+        gen_check_targs(kc, call);
     for (int i = 0; i < k->ninputs; i++) {
         TlFunc *g = tensor_arg(kc, call, i, call->args[i]);
         call->inputs[i] = g;
@@ -445,6 +455,8 @@ void chk_resolve_call(Kern *kc, TlCall *call)
         if (!*slot)
             continue;
         rsv_scalar_expr(kc, *slot, "a scalar argument");
+        if (kc->generic || k->generic)
+            continue;   /* typed in the instance (checkinst.c) */
         if (ty_expr(kc, slot) == DT_NONE)
             continue;
         if (!ty_fits(c, slot, p->dtype)) {
@@ -545,6 +557,13 @@ static void check_call(Kern *kc, TlCall *call)
             for (int j = 0; j < g->rank; j++)
                 a->shape[j] = g->axes[j].extent;
         }
+    }
+    if (k->generic && !(call->callee = gen_call_instance(kc, call, args))) {
+        call->callee = k;
+        for (int i = 0; i < k->noutputs; i++)
+            if (call->results[i])
+                call->results[i]->dtype = DT_NONE;
+        return;
     }
     shp_call(c, call, args);
 }
@@ -653,8 +672,13 @@ static void check_kernel(Chk *c, Kern *kc)
     kc->state = 1;
     kc->nerr0 = c->s->nerrors;
     kc->scope = rsv_scope(c, c->top, k->name);
+    if (gen_is_generic(it)) {
+        kc->def_top = c->top;
+        gen_header(kc);
+    }
     shp_header(kc);
-    ty_defaults(kc);
+    if (!kc->generic)
+        ty_defaults(kc);
 
     /* 2: definitions */
     for (int i = 0; i < it->body.n; i++) {
@@ -705,17 +729,24 @@ static void check_kernel(Chk *c, Kern *kc)
         if (k->outputs[i]->stmt)
             reach(c, k->outputs[i]);
 
-    /* 5: types, calls, ranges */
-    for (int i = 0; i < kc->order.n; i++)
+    /* 5: types, calls, ranges (a generic kernel stops before them;
+     * its warnings are given here once, not by its instances) */
+    for (int i = 0; i < kc->order.n && !kc->generic; i++)
         check_def(kc, kc->order.v[i]);
-    for (int i = 0; i < kc->funcs.n; i++) {
+    for (int i = 0; i < kc->funcs.n && !kc->instance; i++) {
         TlFunc *f = kc->funcs.v[i];
         if (!chk_fx(c, f)->reachable && f->kind != FN_OUTPUT &&
-            f->dtype != DT_NONE) {
+            (f->dtype != DT_NONE || kc->generic)) {
             diag_warning(c->s, f->loc, DIAG_UNUSED_STAGE, rsv_what(f),
                          f->name);
             diag_hint(c->s, "remove it, or use it in an output");
         }
+    }
+    if (kc->generic) {
+        gen_finish(kc);
+        k->ok = c->s->nerrors == kc->nerr0;
+        kc->state = 2;
+        return;
     }
 
     /* 6: domains and reads, over what the outputs need */
@@ -833,6 +864,11 @@ static void register_extern(Chk *c, TlItem *it, int pos)
         TlParam *p = &it->params.v[i];
         if (!p->is_scalar || p->shape.n)
             x->tensors = 1;
+        for (int j = 0; j < p->shape.n; j++)
+            if (p->shape.v[j] && p->shape.v[j]->kind == EX_NAME &&
+                p->shape.v[j]->ival)
+                diag_error(c->s, p->shape.v[j]->loc, DIAG_PACK_NOT_GENERIC,
+                           p->shape.v[j]->str);
         for (int j = 0; j < i; j++)
             if (p->name && it->params.v[j].name &&
                 !strcmp(p->name, it->params.v[j].name)) {

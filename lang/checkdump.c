@@ -7,6 +7,10 @@
  * In expressions, an implicit conversion shows as `<f32>(x)`, a read
  * that needs a run-time bounds check as `A[i, k]!`, and a reduction
  * with its variables' ranges: `sum(k in 0..K)`.
+ *
+ * A generic kernel shows its dtype variables, packs and parameters as
+ * written and the names of its instances; each instance made while
+ * checking the program follows it as an ordinary kernel.
  */
 #include "lang/lang_int.h"
 
@@ -339,6 +343,64 @@ static void kernel(TlBuf *b, const TlKernelInfo *k)
         schedule(b, k->schedules[i]);
 }
 
+/* A parameter of a generic kernel as written: `X: T[..S, N]`. */
+static void generic_param(TlBuf *b, const char *what, const TlFunc *f)
+{
+    const TlParam *p = f->param;
+
+    buf_printf(b, "  %s %s: %s", what, f->name,
+               p->dtype_var ? p->dtype_var : dt_name(p->dtype));
+    if (f->kind != FN_INPUT && f->kind != FN_OUTPUT) {
+        if (p->init) {
+            buf_puts(b, " = ");
+            ast_print_expr(b, p->init);
+        }
+        buf_putc(b, '\n');
+        return;
+    }
+    buf_putc(b, '[');
+    for (int j = 0; j < p->shape.n; j++) {
+        if (j)
+            buf_puts(b, ", ");
+        ast_print_expr(b, p->shape.v[j]);
+    }
+    buf_puts(b, "]\n");
+}
+
+static void generic_kernel(TlBuf *b, const TlKernelInfo *k)
+{
+    buf_printf(b, "generic kernel %s%s\n", k->name, k->ok ? "" : " (errors)");
+    for (int i = 0; i < k->ntvars; i++)
+        buf_printf(b, "  dtype %s: %s\n", k->tvars[i]->name,
+                   k->tvars[i]->kind_text);
+    for (int i = 0; i < k->npacks; i++)
+        buf_printf(b, "  pack %s = %s\n", k->packs[i]->name,
+                   k->packs[i]->bound_by ? k->packs[i]->bound_by->name
+                                         : "?");
+    for (int i = 0; i < k->nscalars; i++) {
+        TlFunc f = {0};
+        f.name = k->scalars[i]->name;
+        f.param = k->scalars[i]->param;
+        f.kind = FN_STAGE;
+        generic_param(b, "scalar", &f);
+    }
+    for (int i = 0; i < k->ninputs; i++)
+        generic_param(b, "input", k->inputs[i]);
+    for (int i = 0; i < k->noutputs; i++)
+        generic_param(b, "output", k->outputs[i]);
+    for (int i = 0; i < k->ninstances; i++)
+        buf_printf(b, "  instance %s\n", k->instances[i]->name);
+    for (int i = 0; i < k->nschedules; i++) {
+        const TlSchedInfo *si = k->schedules[i];
+        buf_printf(b, "  schedule for %s", si->target ? si->target : "?");
+        if (si->variant)
+            buf_printf(b, " as %s", si->variant);
+        buf_puts(b, " (checked in each instance)\n");
+    }
+    for (int i = 0; i < k->ninstances; i++)
+        kernel(b, k->instances[i]);
+}
+
 void tl_dump_pipeline(TlBuf *out, TlSession *s, const TlProgram *prog)
 {
     (void)s;
@@ -346,7 +408,9 @@ void tl_dump_pipeline(TlBuf *out, TlSession *s, const TlProgram *prog)
         return;
     for (int i = 0; i < prog->items.n; i++) {
         const TlKernelInfo *k = tl_kernel_info(prog->items.v[i]);
-        if (k)
+        if (k && k->generic)
+            generic_kernel(out, k);
+        else if (k)
             kernel(out, k);
     }
 }

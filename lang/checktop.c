@@ -433,6 +433,12 @@ static TVal top_kernel_call(Chk *c, TlExpr *e, TlKernelInfo *k)
         args[i].rank = v.rank;
         args[i].shape = v.shape;
     }
+    /* A generic kernel: the call runs the instance for these types. */
+    if (k->generic || e->b) {
+        if (bad || !(k = gen_top_instance(c, k, e, args)))
+            return err;
+        call->callee = k;
+    }
     for (int j = 0; j < k->nscalars; j++) {
         TlExpr **slot = &call->args[k->ninputs + j];
         TlVar *p = k->scalars[j];
@@ -746,6 +752,10 @@ static TVal top_call(Chk *c, TlExpr *e)
         return err;
     }
     ent = lookup_top(c, name, e->a->loc);
+    if (e->b && !(ent && tl_ref_kind(ent->sym) == REF_KERNEL)) {
+        diag_error(c->s, e->b->loc, DIAG_NOT_GENERIC, name);
+        return err;
+    }
     if (ent) {
         e->a->sym = ent->sym;
         switch (tl_ref_kind(ent->sym)) {
@@ -1052,6 +1062,13 @@ static TVal top(Chk *c, TlExpr **slot)
     case EX_BOOL: v = value(DT_BOOL, 0, NULL); break;
     case EX_STR: v = kind_only(TV_STR); break;
     case EX_NAME:
+        if (e->ival) {
+            diag_error(c->s, e->loc, DIAG_NOT_AT_TOP_LEVEL,
+                       "an index pack");
+            break;
+        }
+        v = top_name(c, e);
+        break;
     case EX_MEMBER: v = top_name(c, e); break;
     case EX_INDEX: v = top_index(c, e); break;
     case EX_CALL: v = top_call(c, e); break;

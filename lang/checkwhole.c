@@ -10,6 +10,10 @@
  * result is read the same way.  The statement keeps its text; the
  * element-wise value is TlFunc.value.  Its domain is the operands'
  * shape, which must agree.
+ *
+ * The ranks of calls of generic kernels (bound or inside such an
+ * expression) come from their arguments' ranks, so they are found in
+ * the same pass, which repeats until nothing changes.
  */
 #include "lang/lang_int.h"
 
@@ -64,6 +68,75 @@ void chk_whole_define(Kern *kc, TlStmt *st)
 
 enum { PENDING = -2, BAD = -3 };
 
+/* The rank of the tensor a name stands for (0: a scalar), PENDING or
+ * BAD as rank_of. */
+static int name_rank(Kern *kc, TlFunc *self, TlExpr *e, int *tensor)
+{
+    Chk *c = kc->c;
+    ScopeEnt *ent = rsv_find(kc->scope, e->str);
+    void *sym = ent ? ent->sym : NULL;
+
+    if (tl_ref_kind(sym) == REF_LET) {
+        chk_let(c, sym);
+        sym = ((TlLet *)sym)->func;
+        if (!sym)
+            return 0;   /* reported when resolved */
+    }
+    if (tl_ref_kind(sym) != REF_FUNC)
+        return 0;       /* scalars; unknown names are reported later */
+    *tensor = 1;
+    if (sym == self)
+        return PENDING;
+    if (chk_fx(c, sym)->whole == 1 || chk_fx(c, sym)->gpending)
+        return PENDING;
+    return ((TlFunc *)sym)->rank < 0 ? BAD : ((TlFunc *)sym)->rank;
+}
+
+static int generic_rank(Kern *kc, TlFunc *self, TlKernelInfo *k,
+                        TlExpr *e, int report);
+
+/* The rank of a tensor argument of a call: a name or a call of a
+ * kernel with one output; BAD (quietly: the call reports it) for
+ * anything else. */
+static int arg_rank(Kern *kc, TlFunc *self, TlExpr *x)
+{
+    TlKernelInfo *k;
+    int tensor = 0;
+
+    if (x->kind == EX_NAME && x->str)
+        return name_rank(kc, self, x, &tensor);
+    if (x->kind != EX_CALL || elementwise_call(kc, x) ||
+        !(k = chk_callee(kc, x, NULL, 0)) || k->noutputs != 1)
+        return BAD;
+    return k->generic ? generic_rank(kc, self, k, x, 0)
+                      : k->outputs[0]->rank;
+}
+
+/* The rank of the first output of generic kernel k called by e, from
+ * its tensor arguments' ranks (a binding that fails is reported when
+ * report is set). */
+static int generic_rank(Kern *kc, TlFunc *self, TlKernelInfo *k,
+                        TlExpr *e, int report)
+{
+    Chk *c = kc->c;
+    TlExpr **xs = arena_alloc(c->a, (size_t)(k->ninputs + 1) * sizeof *xs);
+    int *in = arena_alloc(c->a, (size_t)(k->ninputs + 1) * sizeof *in);
+    int *out = arena_alloc(c->a, (size_t)(k->noutputs + 1) * sizeof *out);
+    int pending = 0;
+
+    gen_tensor_args(k, e, xs);
+    for (int i = 0; i < k->ninputs; i++) {
+        in[i] = xs[i] ? arg_rank(kc, self, xs[i]) : BAD;
+        if (in[i] == BAD)
+            return BAD;
+        pending |= in[i] == PENDING;
+    }
+    if (pending)
+        return PENDING;
+    return gen_out_ranks(c, k, in, xs, report && !kc->generic, out) < 0
+               ? BAD : out[0];
+}
+
 /* The rank of a whole-tensor operand expression: 0 for scalars,
  * PENDING when it depends on a binding not ranked yet, BAD after an
  * error (reported). */
@@ -79,24 +152,8 @@ static int rank_of(Kern *kc, TlFunc *self, TlExpr *e, int *tensor)
     case EX_FLOAT:
     case EX_BOOL:
         return 0;
-    case EX_NAME: {
-        ScopeEnt *ent = rsv_find(kc->scope, e->str);
-        void *sym = ent ? ent->sym : NULL;
-        if (tl_ref_kind(sym) == REF_LET) {
-            chk_let(c, sym);
-            sym = ((TlLet *)sym)->func;
-            if (!sym)
-                return 0;   /* reported when resolved */
-        }
-        if (tl_ref_kind(sym) != REF_FUNC)
-            return 0;       /* scalars; unknown names are reported later */
-        *tensor = 1;
-        if (sym == self)
-            return PENDING;
-        if (chk_fx(c, sym)->whole == 1)
-            return PENDING;
-        return ((TlFunc *)sym)->rank < 0 ? BAD : ((TlFunc *)sym)->rank;
-    }
+    case EX_NAME:
+        return name_rank(kc, self, e, tensor);
     case EX_CALL: {
         TlKernelInfo *k;
         if (!elementwise_call(kc, e)) {
@@ -109,7 +166,8 @@ static int rank_of(Kern *kc, TlFunc *self, TlExpr *e, int *tensor)
                 return BAD;
             }
             *tensor = 1;
-            return k->outputs[0]->rank;
+            return k->generic ? generic_rank(kc, self, k, e, 1)
+                              : k->outputs[0]->rank;
         }
         for (int i = 0; i < e->args.n; i++) {
             int a = rank_of(kc, self, e->args.v[i], tensor);
@@ -210,16 +268,18 @@ static int elementwise(Kern *kc, TlFunc *f, TlExpr **slot)
             TlKernelInfo *k = chk_callee(kc, e, f->name, 0);
             TlCall *call;
             TlFunc *r;
+            int rank;
             if (!k)
                 return 0;
-            if (k->outputs[0]->rank != f->rank) {
+            rank = k->generic ? generic_rank(kc, f, k, e, 0)
+                              : k->outputs[0]->rank;
+            if (rank != f->rank) {
                 diag_error(c->s, e->loc, DIAG_WHOLE_RANK, f->name, k->name,
-                           k->outputs[0]->rank, f->rank);
+                           rank, f->rank);
                 return 0;
             }
             call = chk_new_call(kc, k, e, chk_nested_name(kc, k->name));
-            r = chk_func(c, FN_CALL, call->name, e->loc,
-                         k->outputs[0]->rank);
+            r = chk_func(c, FN_CALL, call->name, e->loc, rank);
             r->kernel = kc->k;
             r->dtype = k->outputs[0]->dtype;
             r->call = call;
@@ -278,13 +338,69 @@ static void give_rank(Kern *kc, TlFunc *f, int rank)
         f->dtype = DT_NONE;
 }
 
+/* Bindings of calls of generic kernels whose results wait for their
+ * ranks (gpending): ranked once the arguments' ranks are known.
+ * Returns whether one was. */
+static int generic_bindings(Kern *kc)
+{
+    Chk *c = kc->c;
+    int progress = 0;
+
+    for (int i = 0; i < kc->calls.n; i++) {
+        TlCall *call = kc->calls.v[i];
+        TlKernelInfo *k = call->callee;
+        TlExpr **xs;
+        int *in, *out, pending = 0, bad = 0, st = -1;
+        for (int j = 0; j < k->noutputs; j++)
+            pending |= call->results[j] &&
+                       chk_fx(c, call->results[j])->gpending;
+        if (!k->generic || !pending)
+            continue;
+        xs = arena_alloc(c->a, (size_t)(k->ninputs + 1) * sizeof *xs);
+        in = arena_alloc(c->a, (size_t)(k->ninputs + 1) * sizeof *in);
+        out = arena_alloc(c->a, (size_t)(k->noutputs + 1) * sizeof *out);
+        gen_tensor_args(k, call->expr, xs);
+        pending = 0;
+        for (int j = 0; j < k->ninputs; j++) {
+            in[j] = xs[j] ? arg_rank(kc, NULL, xs[j]) : BAD;
+            bad |= in[j] == BAD;
+            pending |= in[j] == PENDING;
+        }
+        if (pending && !bad)
+            continue;
+        progress = 1;
+        if (!bad)
+            st = gen_out_ranks(c, k, in, xs, !kc->generic, out);
+        if (st == -2)
+            vec_push(c->a, &kc->bad_calls, call);
+        for (int j = 0; j < k->noutputs; j++) {
+            TlFunc *r = call->results[j];
+            if (!r || !chk_fx(c, r)->gpending)
+                continue;
+            chk_fx(c, r)->gpending = 0;
+            if (st < 0)
+                continue;
+            if (r->kind != FN_OUTPUT) {
+                gen_set_rank(c, r, out[j]);
+            } else if (r->rank != out[j]) {
+                diag_error(c->s, r->stmt->loc, DIAG_BIND_RANK, r->name,
+                           r->rank, k->name, out[j]);
+                diag_note(c->s, r->loc, "'%s' is declared here", r->name);
+                r->dtype = DT_NONE;
+                vec_push(c->a, &kc->bad_calls, call);
+            }
+        }
+    }
+    return progress;
+}
+
 void chk_whole_ranks(Kern *kc)
 {
     Chk *c = kc->c;
     int progress = 1;
 
     while (progress) {
-        progress = 0;
+        progress = generic_bindings(kc);
         for (int i = 0; i < kc->funcs.n; i++) {
             TlFunc *f = kc->funcs.v[i];
             int r, tensor = 0;
@@ -321,6 +437,8 @@ void chk_whole_ranks(Kern *kc)
             chk_fx(c, f)->whole = 2;
             f->dtype = DT_NONE;
         }
+        /* Waiting on each other: the order step reports the cycle. */
+        chk_fx(c, f)->gpending = 0;
     }
 }
 

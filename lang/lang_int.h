@@ -368,6 +368,10 @@ TL_INTERNAL void gen_header(Kern *kc);
 TL_INTERNAL TlDType gen_param_dtype(Kern *kc, TlParam *p, TlFunc *f);
 /* Registers shape pack `..name` (e) of input f (NULL: an output). */
 TL_INTERNAL void gen_shape_pack(Kern *kc, TlExpr *e, TlFunc *f);
+/* The number of index packs on stage st's left side (f: the output it
+ * defines, or NULL): 0 or 1, or -1 after reporting two, or one outside
+ * a generic kernel (the stage is then defined but not checked). */
+TL_INTERNAL int gen_stage_packs(Kern *kc, TlStmt *st, TlFunc *f);
 /* Reports `..x` of an index list or a left side that is no index pack
  * (sym: what x names, NULL unknown). */
 TL_INTERNAL void gen_not_index_pack(Chk *c, TlExpr *e, void *sym);
@@ -376,6 +380,31 @@ TL_INTERNAL void gen_pack_bare(Chk *c, TlLoc loc, const TlVar *v);
 /* A generic kernel's header and body are checked: publishes what a
  * generic kernel shows (TlKernelInfo.generic). */
 TL_INTERNAL void gen_finish(Kern *kc);
+
+/* Binds g's dtype variables (tb[g->ntvars]) and packs (pb[g->npacks])
+ * for tensor arguments a[g->ninputs] and explicit dtypes ex (NULL, or
+ * [g->ntvars] with DT_NONE where not given).  Returns 0, or -1 after
+ * reporting at the arguments (at `where` what no argument gives); an
+ * unknown dtype or rank that matters is GENERIC_ARG_UNKNOWN, or quiet
+ * when unknown_ok (it follows an error). */
+TL_INTERNAL int gen_bind(Chk *c, TlKernelInfo *g, const GenArg *a,
+                         const TlDType *ex, TlLoc where, int unknown_ok,
+                         TlDType *tb, int *pb);
+/* The explicit dtype arguments b (EX_LIST or NULL) of a call of g as
+ * ex[g->ntvars] (DT_NONE: not given, or a dtype variable of the
+ * calling generic kernel, found in sc).  Returns 0, or -1 after
+ * reporting (NOT_GENERIC, DTYPE_ARG_COUNT, UNKNOWN_DTYPE). */
+TL_INTERNAL int gen_explicit(Chk *c, TlKernelInfo *g, const TlExpr *b,
+                             Scope *sc, TlDType *ex);
+/* The instance of g for a binding, made and checked on first use (its
+ * errors are followed by a note at `where`); NULL after errors. */
+TL_INTERNAL TlKernelInfo *gen_instance(Chk *c, TlKernelInfo *g,
+                                       const TlDType *tb, const int *pb,
+                                       TlLoc where);
+/* checkexpand.c: the text of g's instance called name for a binding
+ * (index packs expanded); NULL after reporting pack errors. */
+TL_INTERNAL TlItem *gen_expand(Chk *c, TlKernelInfo *g, const TlDType *tb,
+                               const int *pb, const char *name);
 
 /* The tensor arguments of call expression e in g's input order, as
  * far as they can be told without reporting (NULL: not given). */
@@ -403,10 +432,10 @@ TL_INTERNAL TlKernelInfo *gen_top_instance(Chk *c, TlKernelInfo *k,
                                            TlExpr *e, const ShpArg *args);
 /* A deep copy of a schedule item (each instance checks its own). */
 TL_INTERNAL TlItem *gen_copy_item(Chk *c, const TlItem *it);
-/* A schedule of generic kernel g was checked: applies it to the
- * instances made so far. */
+/* A schedule of generic kernel g was checked (bad: with errors, so it
+ * is not applied): applies it to the instances made so far. */
 TL_INTERNAL void gen_schedule_added(Chk *c, TlKernelInfo *g,
-                                    TlSchedInfo *si);
+                                    TlSchedInfo *si, int bad);
 
 /* ====================================================================
  * schedcheck.c - schedules

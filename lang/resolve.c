@@ -116,9 +116,13 @@ const char *rsv_what(const void *sym)
     switch (tl_ref_kind(sym)) {
     case REF_VAR:
         switch (((const TlVar *)sym)->kind) {
-        case VAR_INDEX: return "index variable";
+        case VAR_INDEX:
+            return ((const TlVar *)sym)->pack ? "index pack"
+                                              : "index variable";
         case VAR_RVAR: return "reduction variable";
-        case VAR_SIZE: return "size variable";
+        case VAR_SIZE:
+            return ((const TlVar *)sym)->pack ? "shape pack"
+                                              : "size variable";
         case VAR_SCALAR: return "scalar parameter";
         case VAR_LOOP: return "loop variable";
         }
@@ -136,6 +140,7 @@ const char *rsv_what(const void *sym)
     case REF_BUILTIN: return "builtin function";
     case REF_EXTERN: return "extern function";
     case REF_KERNEL: return "kernel";
+    case REF_TYPEVAR: return "dtype variable";
     default: break;
     }
     return "name";
@@ -253,7 +258,8 @@ static void walk(RCtx *r, TlExpr *e);
 static int is_function(const void *sym)
 {
     TlRefKind k = tl_ref_kind(sym);
-    return k == REF_BUILTIN || k == REF_EXTERN || k == REF_KERNEL;
+    return k == REF_BUILTIN || k == REF_EXTERN || k == REF_KERNEL ||
+           k == REF_TYPEVAR;
 }
 
 static int is_value(const void *sym)
@@ -359,7 +365,14 @@ static void walk_name(RCtx *r, TlExpr *e)
     if (is_function(sym)) {
         diag_error(c->s, e->loc, DIAG_FUNCTION_AS_VALUE, e->str,
                    rsv_what(sym));
-        diag_hint(c->s, "call it: %s(...)", e->str);
+        if (tl_ref_kind(sym) == REF_TYPEVAR)
+            diag_hint(c->s, "to convert a value, write %s(...)", e->str);
+        else
+            diag_hint(c->s, "call it: %s(...)", e->str);
+        return;
+    }
+    if (tl_ref_kind(sym) == REF_VAR && ((TlVar *)sym)->pack) {
+        gen_pack_bare(c, e->loc, sym);
         return;
     }
     if (tl_ref_kind(sym) == REF_VAR) {
@@ -399,6 +412,7 @@ static void walk_index(RCtx *r, TlExpr *e)
     TlFunc *g;
     TlRead *rd;
     void *sym;
+    int npack = 0;
 
     for (int i = 0; i < e->args.n; i++) {
         TlExpr *x = e->args.v[i];
@@ -406,6 +420,25 @@ static void walk_index(RCtx *r, TlExpr *e)
             diag_error(c->s, x->loc, DIAG_NOT_IN_KERNEL, "a slice");
             return;
         }
+    }
+    /* `..i`: the stage's index pack (its length is the instance's). */
+    for (int i = 0; i < e->args.n; i++) {
+        TlExpr *x = e->args.v[i];
+        TlVar *v;
+        if (!x || x->kind != EX_NAME || !x->ival || !x->str)
+            continue;
+        v = lookup(r, x->str, x->loc);
+        if (++npack > 1) {
+            diag_error(c->s, x->loc, DIAG_TWO_PACKS, x->str, "index list");
+            return;
+        }
+        if (tl_ref_kind(v) != REF_VAR || v->kind != VAR_INDEX || !v->pack) {
+            gen_not_index_pack(c, x, v);
+            return;
+        }
+        x->sym = v;
+        if (!r->kc->generic)
+            return;     /* reported on the stage's left side */
     }
     if (!base)
         return;
@@ -476,7 +509,7 @@ static void walk_index(RCtx *r, TlExpr *e)
         diag_error(c->s, base->loc, DIAG_HELPER_RANK0, name->str, base->str);
         return;
     }
-    if (g->rank >= 0 && g->rank != e->args.n) {
+    if (!npack && g->rank >= 0 && g->rank != e->args.n) {
         diag_error(c->s, e->loc, DIAG_INDEX_COUNT, name->str, g->rank,
                    e->args.n, e->args.n == 1 ? "index is" : "indices are");
         return;
@@ -554,7 +587,18 @@ static void walk_call(RCtx *r, TlExpr *e)
         rsv_suggest(c, r->sc, name, is_function);
         return;
     }
+    if (e->b && tl_ref_kind(sym) != REF_KERNEL) {
+        diag_error(c->s, e->b->loc, DIAG_NOT_GENERIC, name);
+        return;
+    }
     switch (tl_ref_kind(sym)) {
+    case REF_TYPEVAR:
+        /* `T(x)`: a cast, made one in each instance. */
+        if (!check_arity(r, e, name, 1, 1))
+            return;
+        e->a->sym = sym;
+        walk(r, e->args.v[0]);
+        return;
     case REF_BUILTIN: {
         const TlBuiltin *b = sym;
         if (b->top_level) {
@@ -693,6 +737,8 @@ static void walk(RCtx *r, TlExpr *e)
         diag_error(c->s, e->loc, DIAG_NOT_IN_KERNEL, "a string");
         return;
     case EX_NAME:
+        if (e->ival)
+            return;     /* `..i`, resolved with its index list */
         if (e->str)
             walk_name(r, e);
         return;

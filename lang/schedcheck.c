@@ -6,6 +6,10 @@
  * targets and `layout` tensors.  The result is a TlSchedInfo with every
  * reference resolved.  Whether a schedule is legal (parallel over a
  * reduction, ...) is decided later, by the scheduler.
+ *
+ * A schedule of a generic kernel is checked here only for what does
+ * not depend on a binding (stages, directive names, no index pack in
+ * a directive); each instance checks a copy of it in full.
  */
 #include "lang/lang_int.h"
 
@@ -453,17 +457,16 @@ static void directive(SCtx *x, StageVars *sv, TlKernelInfo *ck,
  * Statements
  * ==================================================================== */
 
-static void chain(SCtx *x, TlStmt *st)
+/* The stage that directive statement st names, through the calls of
+ * its path (into ch->path); NULL after reporting.  *kp is the kernel
+ * that holds it. */
+static TlFunc *chain_stage(SCtx *x, TlStmt *st, TlSchedChain *ch,
+                           TlKernelInfo **kp)
 {
     Chk *c = x->c;
-    TlSchedChain *ch = arena_alloc(c->a, sizeof *ch);
     TlKernelInfo *k = x->k;
     TlFunc *f = NULL;
-    StageVars *sv;
 
-    ch->ref = REF_CHAIN;
-    ch->stmt = st;
-    st->sym = ch;
     ch->path = arena_alloc(c->a, (size_t)(st->names.n + 1) *
                                      sizeof *ch->path);
     for (int i = 0; i < st->names.n; i++) {
@@ -473,24 +476,56 @@ static void chain(SCtx *x, TlStmt *st)
             diag_error(c->s, id->loc, DIAG_SCHED_UNKNOWN_STAGE,
                        id->name ? id->name : "?", k->name);
             suggest_func(c, k, id->name);
-            return;
+            return NULL;
         }
         if (f->kind == FN_INPUT) {
             diag_error(c->s, id->loc, DIAG_SCHED_INPUT, f->name, k->name);
             diag_hint(c->s, "place an input with 'layout %s: ...'", f->name);
-            return;
+            return NULL;
         }
         if (i + 1 < st->names.n) {
             if (!f->call) {
                 diag_error(c->s, st->names.v[i + 1].loc, DIAG_SCHED_NOT_CALL,
                            f->name, st->names.v[i + 1].name);
-                return;
+                return NULL;
             }
             ch->path[ch->npath++] = f->call;
             k = f->call->callee;
         }
     }
-    if (!f)
+    *kp = k;
+    return f;
+}
+
+/* The directive called name, or -1 after reporting. */
+static int directive_kind(Chk *c, const TlDirective *d)
+{
+    Scope *sc;
+
+    for (int j = 0; j < SD__COUNT; j++)
+        if (d->name && !strcmp(dirs[j].name, d->name))
+            return j;
+    sc = rsv_scope(c, NULL, "directives");
+    for (int j = 0; j < SD__COUNT; j++)
+        rsv_add(c, sc, dirs[j].name, NULL, d->loc);
+    diag_error(c->s, d->loc, DIAG_SCHED_UNKNOWN_DIRECTIVE,
+               d->name ? d->name : "?");
+    rsv_suggest(c, sc, d->name, NULL);
+    return -1;
+}
+
+static void chain(SCtx *x, TlStmt *st)
+{
+    Chk *c = x->c;
+    TlSchedChain *ch = arena_alloc(c->a, sizeof *ch);
+    TlKernelInfo *k = x->k;
+    TlFunc *f;
+    StageVars *sv;
+
+    ch->ref = REF_CHAIN;
+    ch->stmt = st;
+    st->sym = ch;
+    if (!(f = chain_stage(x, st, ch, &k)))
         return;
     ch->func = f;
     sv = stage_vars(x, ch->path, ch->npath, f);
@@ -498,19 +533,9 @@ static void chain(SCtx *x, TlStmt *st)
     for (int i = 0; i < st->dirs.n; i++) {
         TlDirective *d = &st->dirs.v[i];
         TlSchedDir *out = &ch->dirs[ch->ndirs];
-        int kind = -1;
-        for (int j = 0; j < SD__COUNT; j++)
-            if (d->name && !strcmp(dirs[j].name, d->name))
-                kind = j;
-        if (kind < 0) {
-            Scope *sc = rsv_scope(c, NULL, "directives");
-            for (int j = 0; j < SD__COUNT; j++)
-                rsv_add(c, sc, dirs[j].name, NULL, d->loc);
-            diag_error(c->s, d->loc, DIAG_SCHED_UNKNOWN_DIRECTIVE,
-                       d->name ? d->name : "?");
-            rsv_suggest(c, sc, d->name, NULL);
+        int kind = directive_kind(c, d);
+        if (kind < 0)
             continue;
-        }
         out->kind = (TlDirKind)kind;
         out->name = d->name;
         out->loc = d->loc;
@@ -572,6 +597,98 @@ static void resolve_later(SCtx *x, Later *l)
     l->var->var = sv->vars.v[i];
 }
 
+/* A generic kernel's schedule: what does not depend on a binding.
+ * A directive may not name an index pack's variables. */
+static void generic_chain(SCtx *x, TlStmt *st)
+{
+    Chk *c = x->c;
+    TlSchedChain ch = {REF_CHAIN, st, NULL, 0, NULL, NULL, 0};
+    TlKernelInfo *k = x->k;
+    TlFunc *f = chain_stage(x, st, &ch, &k);
+    FuncX *fx = f ? f->priv : NULL;
+
+    for (int i = 0; f && i < st->dirs.n; i++) {
+        TlDirective *d = &st->dirs.v[i];
+        if (directive_kind(c, d) < 0)
+            continue;
+        for (int j = 0; j < d->args.n; j++) {
+            TlExpr *e = d->args.v[j];
+            ScopeEnt *ent = e && e->kind == EX_NAME && e->str && fx
+                                ? rsv_here(fx->sc, e->str) : NULL;
+            TlVar *v = ent ? ent->sym : NULL;
+            if (tl_ref_kind(v) == REF_VAR && v->kind == VAR_INDEX &&
+                v->pack) {
+                diag_error(c->s, e->loc, DIAG_PACK_IN_DIRECTIVE, e->str,
+                           f->name);
+                diag_note(c->s, v->loc, "'%s' is introduced here", e->str);
+            }
+        }
+    }
+}
+
+static void generic_body(SCtx *x, TlItem *it)
+{
+    for (int i = 0; i < it->body.n; i++) {
+        TlStmt *st = it->body.v[i];
+        if (st && st->kind == ST_DIRECTIVE)
+            generic_chain(x, st);
+        else if (st && st->kind == ST_LAYOUT && !find_func(x->k, st->name)) {
+            diag_error(x->c->s, st->name_loc, DIAG_SCHED_LAYOUT_TENSOR,
+                       st->name ? st->name : "?", x->k->name);
+            suggest_func(x->c, x->k, st->name);
+        }
+    }
+}
+
+/* The body of schedule it for kernel k, into info. */
+static void check_body(Chk *c, TlItem *it, TlSchedInfo *info,
+                       TlKernelInfo *k)
+{
+    SCtx x;
+
+    memset(&x, 0, sizeof x);
+    x.c = c;
+    x.k = k;
+    x.info = info;
+    for (int i = 0; i < it->body.n; i++) {
+        TlStmt *st = it->body.v[i];
+        if (st && st->kind == ST_DIRECTIVE)
+            chain(&x, st);
+        else if (st && st->kind == ST_LAYOUT)
+            layout(&x, st);
+    }
+    for (int i = 0; i < x.later.n; i++)
+        resolve_later(&x, x.later.v[i]);
+    info->chains = (TlSchedChain **)x.chains.v;
+    info->nchains = x.chains.n;
+    info->layouts = (TlSchedLayout **)x.layouts.v;
+    info->nlayouts = x.layouts.n;
+}
+
+static void add_schedule(Chk *c, TlKernelInfo *k, TlSchedInfo *info)
+{
+    TlSchedInfo **v = arena_alloc(c->a, (size_t)(k->nschedules + 1) *
+                                            sizeof *v);
+    if (k->nschedules)
+        memcpy(v, k->schedules, (size_t)k->nschedules * sizeof *v);
+    v[k->nschedules++] = info;
+    k->schedules = v;
+}
+
+void sck_instance(Chk *c, const TlSchedInfo *gsi, TlKernelInfo *inst)
+{
+    TlSchedInfo *info = arena_alloc(c->a, sizeof *info);
+
+    info->ref = REF_SCHEDULE;
+    info->item = gen_copy_item(c, gsi->item);
+    info->item->sym = info;
+    info->target = gsi->target;
+    info->variant = gsi->variant;
+    info->kernel = inst;
+    add_schedule(c, inst, info);
+    check_body(c, info->item, info, inst);
+}
+
 void sck_schedule(Chk *c, TlItem *it)
 {
     TlSchedInfo *info = arena_alloc(c->a, sizeof *info);
@@ -614,29 +731,16 @@ void sck_schedule(Chk *c, TlItem *it)
             break;
         }
     }
-    {
-        TlSchedInfo **v = arena_alloc(c->a, (size_t)(k->nschedules + 1) *
-                                                sizeof *v);
-        if (k->nschedules)
-            memcpy(v, k->schedules, (size_t)k->nschedules * sizeof *v);
-        v[k->nschedules++] = info;
-        k->schedules = v;
+    add_schedule(c, k, info);
+    if (k->generic) {
+        int nerr = c->s->nerrors;
+        memset(&x, 0, sizeof x);
+        x.c = c;
+        x.k = k;
+        x.info = info;
+        generic_body(&x, it);
+        gen_schedule_added(c, k, info, c->s->nerrors != nerr);
+        return;
     }
-    memset(&x, 0, sizeof x);
-    x.c = c;
-    x.k = k;
-    x.info = info;
-    for (int i = 0; i < it->body.n; i++) {
-        TlStmt *st = it->body.v[i];
-        if (st && st->kind == ST_DIRECTIVE)
-            chain(&x, st);
-        else if (st && st->kind == ST_LAYOUT)
-            layout(&x, st);
-    }
-    for (int i = 0; i < x.later.n; i++)
-        resolve_later(&x, x.later.v[i]);
-    info->chains = (TlSchedChain **)x.chains.v;
-    info->nchains = x.chains.n;
-    info->layouts = (TlSchedLayout **)x.layouts.v;
-    info->nlayouts = x.layouts.n;
+    check_body(c, it, info, k);
 }

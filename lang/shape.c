@@ -171,6 +171,10 @@ static int shape_names(Kern *kc, TlExpr *e, TlFunc *in_func, int axis,
         rsv_add(c, kc->scope, e->str, v, e->loc);
         ent = rsv_here(kc->scope, e->str);
     }
+    if (tl_ref_kind(ent->sym) == REF_VAR && ((TlVar *)ent->sym)->pack) {
+        gen_pack_bare(c, e->loc, ent->sym);
+        return 0;
+    }
     if (tl_ref_kind(ent->sym) != REF_VAR ||
         (((TlVar *)ent->sym)->kind == VAR_SCALAR &&
          !dt_is_int(((TlVar *)ent->sym)->dtype))) {
@@ -229,6 +233,43 @@ static int duplicate(Kern *kc, const char *name, TlLoc loc)
     return 1;
 }
 
+/* The shape entries of tensor parameter or output p (f: its tensor,
+ * with rank -1 when the shape holds a pack; in_func: f for an input,
+ * NULL for an output).  A pack `..S` is a generic kernel's. */
+static void shape_entries(Kern *kc, TlParam *p, TlFunc *f, TlFunc *in_func)
+{
+    const char *pack = NULL;
+
+    for (int j = 0; j < p->shape.n; j++) {
+        TlExpr *e = p->shape.v[j];
+        TlSymExpr *x;
+        if (e && e->kind == EX_NAME && e->ival) {
+            if (pack)
+                diag_error(kc->c->s, e->loc, DIAG_TWO_PACKS, e->str,
+                           "shape");
+            else
+                gen_shape_pack(kc, e, in_func);
+            pack = e->str;
+            continue;
+        }
+        x = shape_entry(kc, e, in_func, j);
+        if (f->rank >= 0) {
+            f->axes[j].lo = sym_const(kc->c->a, 0);
+            f->axes[j].extent = x;
+        }
+    }
+}
+
+/* Does the shape of p hold a pack `..S`? */
+static int has_pack(const TlParam *p)
+{
+    for (int j = 0; j < p->shape.n; j++)
+        if (p->shape.v[j] && p->shape.v[j]->kind == EX_NAME &&
+            p->shape.v[j]->ival)
+            return 1;
+    return 0;
+}
+
 void shp_header(Kern *kc)
 {
     Chk *c = kc->c;
@@ -248,7 +289,7 @@ void shp_header(Kern *kc)
         /* Scalars sort after sizes in symbolic terms, so that shapes
          * print as written: "H + 2*pad - R". */
         v->id += 1 << 30;
-        v->dtype = p->dtype;
+        v->dtype = gen_param_dtype(kc, p, NULL);
         v->param = p;
         v->kernel = k;
         v->num = k->nscalars;
@@ -262,16 +303,14 @@ void shp_header(Kern *kc)
         TlFunc *f;
         if (!p->name || duplicate(kc, p->name, p->loc))
             continue;
-        f = chk_func(c, FN_INPUT, p->name, p->loc, p->shape.n);
-        f->dtype = p->dtype;
+        f = chk_func(c, FN_INPUT, p->name, p->loc,
+                     has_pack(p) ? -1 : p->shape.n);
+        f->dtype = gen_param_dtype(kc, p, f);
         f->param = p;
         f->kernel = k;
         k->inputs[k->ninputs++] = f;
         rsv_add(c, kc->scope, p->name, f, p->loc);
-        for (int j = 0; j < p->shape.n; j++) {
-            f->axes[j].lo = sym_const(c->a, 0);
-            f->axes[j].extent = shape_entry(kc, p->shape.v[j], f, j);
-        }
+        shape_entries(kc, p, f, f);
     }
     /* The sizes in binding order; one met only inside expressions
      * (`f32[2*N]`) has nothing to take its value from. */
@@ -307,17 +346,15 @@ void shp_header(Kern *kc)
         TlFunc *f;
         if (!p->name || duplicate(kc, p->name, p->loc))
             continue;
-        f = chk_func(c, FN_OUTPUT, p->name, p->loc, p->shape.n);
-        f->dtype = p->dtype;
+        f = chk_func(c, FN_OUTPUT, p->name, p->loc,
+                     has_pack(p) ? -1 : p->shape.n);
+        f->dtype = gen_param_dtype(kc, p, NULL);
         f->param = p;
         f->kernel = k;
         f->fixed = 1;
         k->outputs[k->noutputs++] = f;
         rsv_add(c, kc->scope, p->name, f, p->loc);
-        for (int j = 0; j < p->shape.n; j++) {
-            f->axes[j].lo = sym_const(c->a, 0);
-            f->axes[j].extent = shape_entry(kc, p->shape.v[j], NULL, j);
-        }
+        shape_entries(kc, p, f, NULL);
     }
 }
 

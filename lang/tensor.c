@@ -70,14 +70,17 @@ int64_t tl_shape_nbytes(TlDType dt, int rank, const int64_t *shape,
         if (shape[i] == 0)
             continue;
         if (n > INT64_MAX / shape[i]) {
-            seterr(err, errlen, "shape product overflows");
+            seterr(err, errlen, "%sshape product overflows",
+                   zero ? "the axes of this empty tensor are too large: "
+                        : "");
             return -1;
         }
         n *= shape[i];
     }
     if (n > TL_TENSOR_MAX_BYTES) {
         seterr(err, errlen,
-               "%lld bytes exceed the tensor size limit of %lld GiB",
+               "%s%lld bytes exceed the tensor size limit of %lld GiB",
+               zero ? "the axes of this empty tensor are too large: " : "",
                (long long)n, (long long)(TL_TENSOR_MAX_BYTES >> 30));
         return -1;
     }

@@ -387,14 +387,47 @@ for t in tests/repl/*.transcript tests/repl/*.pipe; do
 done
 
 # --------------------------------------------------------------------
+# Loop IR passes: tests/ir/PASS/NAME.lir holds a function in the loop
+# IR's text form (codegen/codegen.h) and a block
+#     # >>> expected
+#     # func f(...) {
+#     # <<<
+# equal to the stdout of `build/tests/lir_tool --pass PASS NAME.lir`.
+# --------------------------------------------------------------------
+
+for f in tests/ir/*/*.lir; do
+    [ -e "$f" ] || continue
+    pass=${f#tests/ir/}
+    pass=${pass%%/*}
+    base=${f##*/}
+    name=ir/$pass/${base%.lir}
+    selected "$name" || continue
+    if ! block expected "$f" >"$tmp/expected"; then
+        fail "$name" "no '# >>> expected' ... '# <<<' block"
+        continue
+    fi
+    build/tests/lir_tool --pass "$pass" "$f" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" != 0 ]; then
+        fail "$name" "lir_tool exited with status $rc" "$tmp/err"
+    elif ! same "$tmp/expected" "$tmp/out"; then
+        fail "$name" "output differs" "$tmp/diff"
+    else
+        ok "$name"
+    fi
+done
+
+# --------------------------------------------------------------------
 # CLI tests: tests/cli/NAME.sh, run from the top folder with TDSL (the
 # binary, absolute) and TMP (a fresh empty folder) in the environment.
 # Exit 0 passes, 77 skips, anything else fails showing the output.
+# tests/cli/lib.sh is not a test: the tests source it.
 # --------------------------------------------------------------------
 
 for s in tests/cli/*.sh; do
     [ -e "$s" ] || continue
     base=${s##*/}
+    [ "$base" = lib.sh ] && continue
     name=cli/${base%.sh}
     selected "$name" || continue
     d=$(mktemp -d "$tmp/cli.XXXXXX")

@@ -2,23 +2,7 @@
 # on the last line is found at the right line; a single 10 MB line too;
 # a source over 16 MiB is refused with a clear error.  Exit 1 each time,
 # never a crash or a hang.
-cd "$TMP" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-
-refused() {
-    f=$1
-    shift
-    timeout 20 "$TDSL" check "$f" >/dev/null 2>err
-    st=$?
-    [ "$st" = 124 ] && fail "$f: timed out"
-    [ "$st" -ge 128 ] && fail "$f: killed by signal $((st - 128))"
-    [ "$st" = 1 ] || fail "$f: exit $st, expected 1: $(head -c 400 err)"
-    for t in "$@"; do
-        grep -q "$t" err || fail "$f: no '$t' in: $(head -c 600 err)"
-    done
-    grep -q 'internal error' err && fail "$f: internal error"
-    return 0
-}
+. "$(dirname "$0")/lib.sh"
 
 # About 10 MB of kernels, schedules, statements and comments (8 lines
 # per round), then one broken statement.

@@ -2,23 +2,7 @@
 # comments, and every byte value at once: each bad byte is reported at
 # its own column (exit 1), the rest of the line is still read, and
 # nothing crashes.
-cd "$TMP" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-
-refused() {
-    f=$1
-    shift
-    timeout 20 "$TDSL" check "$f" >/dev/null 2>err
-    st=$?
-    [ "$st" = 124 ] && fail "$f: timed out"
-    [ "$st" -ge 128 ] && fail "$f: killed by signal $((st - 128))"
-    [ "$st" = 1 ] || fail "$f: exit $st, expected 1: $(head -c 400 err)"
-    for t in "$@"; do
-        grep -q "$t" err || fail "$f: no '$t' in: $(head -c 600 err)"
-    done
-    grep -q 'internal error' err && fail "$f: internal error"
-    return 0
-}
+. "$(dirname "$0")/lib.sh"
 
 printf 'let s = "\377\376"\n# \300\257 overlong\nlet t = 1 \355\240\200\n' >utf8.tdsl
 refused utf8.tdsl '1:10: error: invalid UTF-8 byte 0xff' \

@@ -1,25 +1,7 @@
 # stress_nesting.sh - absurdly deep input: 100k open brackets, long
 # unary, binary, member, index and reduction chains.  Each is refused
 # with "nested too deeply" (exit 1) quickly, never a crash or a hang.
-cd "$TMP" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-
-# repeat N TEXT: TEXT N times, no newline.
-repeat() {
-    awk -v n="$1" -v t="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s", t }'
-}
-
-# refused FILE TEXT: `tdsl check FILE` exits 1 and reports TEXT.
-refused() {
-    timeout 20 "$TDSL" check "$1" >/dev/null 2>err
-    st=$?
-    [ "$st" = 124 ] && fail "$1: timed out"
-    [ "$st" -ge 128 ] && fail "$1: killed by signal $((st - 128))"
-    [ "$st" = 1 ] || fail "$1: exit $st, expected 1: $(head -c 400 err)"
-    grep -q "$2" err || fail "$1: no '$2' in: $(head -c 400 err)"
-    grep -q 'internal error' err && fail "$1: internal error"
-    return 0
-}
+. "$(dirname "$0")/lib.sh"
 
 deep='nested too deeply'
 { printf 'let x = '; repeat 100000 '('; echo 1; } >parens.tdsl

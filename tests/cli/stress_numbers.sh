@@ -1,27 +1,6 @@
 # stress_numbers.sh - numbers too large for i64 or f64, in every
 # spelling, and a megabyte of digits: each reported, exit 1, no crash.
-cd "$TMP" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
-
-repeat() {
-    awk -v n="$1" -v t="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%s", t }'
-}
-
-# refused FILE TEXT...: `tdsl check FILE` exits 1 and reports each TEXT.
-refused() {
-    f=$1
-    shift
-    timeout 20 "$TDSL" check "$f" >/dev/null 2>err
-    st=$?
-    [ "$st" = 124 ] && fail "$f: timed out"
-    [ "$st" -ge 128 ] && fail "$f: killed by signal $((st - 128))"
-    [ "$st" = 1 ] || fail "$f: exit $st, expected 1: $(head -c 400 err)"
-    for t in "$@"; do
-        grep -q "$t" err || fail "$f: no '$t' in: $(head -c 600 err)"
-    done
-    grep -q 'internal error' err && fail "$f: internal error"
-    return 0
-}
+. "$(dirname "$0")/lib.sh"
 
 printf 'let a = 9223372036854775808\n' >int.tdsl
 refused int.tdsl "1:9: error: integer literal '9223372036854775808' is too large"

@@ -425,8 +425,9 @@ def gen_activations():
         "relu": np.maximum(x, 0),
         "leaky_relu": np.where(x < 0, 0.1 * x, x),
         "elu": np.where(x < 0, 0.5 * (np.exp(x) - 1), x),
-        "selu": 1.0507009873554805 * np.where(
-            x <= 0, 1.6732632423543772 * (np.exp(x) - 1), x),
+        # ONNX's default alpha and gamma, float attributes
+        "selu": 1.05070102214813232421875 * np.where(
+            x <= 0, 1.67326319217681884765625 * (np.exp(x) - 1), x),
         "gelu": 0.5 * x * (1 + erf(x / math.sqrt(2))),
         "gelu_tanh": 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) *
                                             (x + 0.044715 * x ** 3))),
@@ -447,8 +448,107 @@ def gen_activations():
                  dt)
 
 
+# --------------------------------------------------------------------
+# The generic kernels at other dtypes and ranks than f32 matrices.
+# --------------------------------------------------------------------
+
+def gen_generic():
+    # batch normalization at ranks 2, 3 and 5; layer norm and the
+    # softmax family at rank 3; instance norm 1-d and 3-d
+    sc, bi, mu = randn(3), randn(3), randn(3)
+    var = rng.random(3).astype(np.float32) + 0.5
+    save("gn_scale", sc), save("gn_b", bi), save("gn_mean", mu)
+    save("gn_var", var)
+    xs = {"2": randn(4, 3), "3": randn(2, 3, 5), "5": randn(1, 3, 2, 3, 2)}
+    for tag, x in xs.items():
+        b = [1, 3] + [1] * (x.ndim - 2)
+        save("gn_x" + tag, x)
+        save("gn_bn" + tag, (x - mu.reshape(b)) / np.sqrt(var.reshape(b) +
+                                                          1e-5) *
+             sc.reshape(b) + bi.reshape(b))
+    for tag, axes in (("3", (2,)), ("5", (2, 3, 4))):
+        x = xs[tag]
+        xd = x.astype(np.float64)
+        m = xd.mean(axis=axes, keepdims=True)
+        v = xd.var(axis=axes, keepdims=True)
+        b = [1, 3] + [1] * (x.ndim - 2)
+        save("gn_in" + tag, (xd - m) / np.sqrt(v + 1e-5) * sc.reshape(b) +
+             bi.reshape(b))
+    x = randn(2, 3, 5) * 3
+    g, b = randn(5), randn(5)
+    save("gn_r3", x), save("gn_g5", g), save("gn_b5", b)
+    xd = x.astype(np.float64)
+    m = xd.mean(axis=-1, keepdims=True)
+    v = xd.var(axis=-1, keepdims=True)
+    save("gn_ln3", (xd - m) / np.sqrt(v + 1e-5) * g + b)
+    e = np.exp(xd - xd.max(axis=-1, keepdims=True))
+    save("gn_sm3", e / e.sum(axis=-1, keepdims=True))
+    save("gn_lsm3", np.log(e / e.sum(axis=-1, keepdims=True)))
+    save("gn_hm3", np.eye(5)[np.argmax(x, axis=-1)])
+    # softmax and conv2d in f64, max and average pooling in f16
+    save("gn_sm3_f64", x, np.float64)
+    save("gn_sm3_f64_y", e / e.sum(axis=-1, keepdims=True), np.float64)
+    cx, cw, cb = randn(1, 2, 5, 5), randn(3, 2, 3, 3), randn(3)
+    save("gn_cx", cx, np.float64), save("gn_cw", cw, np.float64)
+    save("gn_cb", cb, np.float64)
+    save("gn_cy", conv_ref(cx, cw, cb, [1, 2], [1, 0], [1, 1], [1, 1], 1),
+         np.float64)
+    px = randn(1, 2, 6, 6).astype(np.float16)
+    save("gn_px", px, np.float16)
+    save("gn_pmax", pool_ref(px, "max", [3, 3], [2, 2], [1, 1], [1, 1],
+                             [1, 1]), np.float16)
+    save("gn_pavg", pool_ref(px.astype(np.float64), "avg", [3, 3], [2, 2],
+                             [1, 1], [1, 1], [1, 1]), np.float16)
+    # matmul batched over two equal axes, in f32 and in i32
+    a, b = randn(2, 3, 4, 5), randn(2, 3, 5, 2)
+    save("gn_ma", a), save("gn_mb", b), save("gn_my", np.matmul(a, b))
+    ai = rng.integers(-9, 10, (2, 3, 4), dtype=np.int32)
+    bi2 = rng.integers(-9, 10, (2, 4, 3), dtype=np.int32)
+    save("gn_mai", ai, np.int32), save("gn_mbi", bi2, np.int32)
+    save("gn_myi", np.matmul(ai, bi2), np.int32)
+    # reductions at rank 3, and on i32
+    r = randn(2, 3, 4)
+    save("gn_r", r), save("gn_rsum", r.astype(np.float64).sum(axis=-1))
+    save("gn_rmax", r.max(axis=-1))
+    save("gn_rmean", r.astype(np.float64).mean(axis=-1))
+    save("gn_rarg", r.argmin(axis=-1), np.int64)
+    save("gn_rsumi", ai.sum(axis=-1), np.int32)
+    save("gn_rmaxi", ai.max(axis=-1), np.int32)
+    save("gn_rl1i", np.abs(ai).sum(axis=-1), np.int32)
+    # data movement of other dtypes: i64 transpose, bool pad, u8 tile,
+    # f16 concat, gather with i32 indices
+    t = rng.integers(-1000, 1000, (2, 3, 4), dtype=np.int64)
+    save("gn_t", t, np.int64), save("gn_tt", np.transpose(t, (1, 2, 0)),
+                                    np.int64)
+    bo = rng.random((3, 4)) < 0.5
+    save("gn_bo", bo, np.bool_)
+    save("gn_bo_pad", np.pad(bo, ((1, 0), (2, 1)), constant_values=True),
+         np.bool_)
+    save("gn_bo_refl", np.pad(bo, ((1, 0), (2, 1)), "reflect"), np.bool_)
+    u = rng.integers(0, 256, (2, 3), dtype=np.uint8)
+    save("gn_u", u, np.uint8), save("gn_u_tile", np.tile(u, (2, 2)),
+                                    np.uint8)
+    h1, h2 = randn(2, 3), randn(2, 2)
+    save("gn_h1", h1, np.float16), save("gn_h2", h2, np.float16)
+    save("gn_hcat", np.concatenate([h1, h2], 1), np.float16)
+    gidx = np.array([-1, 0, 2], dtype=np.int32)
+    save("gn_gidx", gidx, np.int32)
+    save("gn_gy", np.take(t[0], gidx, axis=0), np.int64)
+    # where and cast
+    c = rng.random((2, 3, 4)) < 0.5
+    wx, wy = randn(2, 3, 4), randn(2, 3, 4)
+    save("gn_wc", c, np.bool_), save("gn_wx", wx), save("gn_wy", wy)
+    save("gn_wz", np.where(c, wx, wy))
+    cv = (randn(2, 3) * 50).astype(np.float32)
+    save("gn_cv", cv), save("gn_cv_i32", np.trunc(cv), np.int32)
+    save("gn_cv_f16", cv, np.float16)
+    save("gn_cv_bool", cv != 0, np.bool_)
+    save("gn_clip_i", np.clip(ai, -3, 5), np.int32)
+
+
 GENERATORS = [gen_conv, gen_pool, gen_norm, gen_softmax, gen_matmul,
-              gen_reduce, gen_movement, gen_activations]
+              gen_reduce, gen_movement, gen_activations,
+              gen_generic]
 
 
 def main():

@@ -16,15 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+#include "check.h"
 
 /* ====================================================================
  * Harness: one program at a time
@@ -77,7 +69,7 @@ static int load(int line, const char *src)
     if (P->nerrors || tl_check(S, P)) {
         fflush(diag);
         printf("%s:%d: program has errors:\n%s", __FILE__, line, diag_text);
-        failures++;
+        check_failed();
         return -1;
     }
     return 0;
@@ -149,7 +141,7 @@ static int call_at(int line, const char *name, TlTensor **in,
         printf("%s:%d: the modes disagree on '%s':\nrows (%d):\n%s"
                "scalar (%d):\n%s", __FILE__, line, name, rc[0], msg[0],
                rc[1], msg[1]);
-        failures++;
+        check_failed();
     }
     snprintf(last_err, sizeof last_err, "%s", msg[0]);
     if (rc[0] == 0 && rc[1] == 0) {
@@ -157,7 +149,7 @@ static int call_at(int line, const char *name, TlTensor **in,
             if (!same_tensor(o[0][i], o[1][i])) {
                 printf("%s:%d: the modes give different values for output "
                        "%d of '%s'\n", __FILE__, line, i, name);
-                failures++;
+                check_failed();
             }
             tl_tensor_unref(o[1][i]);
             out[i] = o[0][i];
@@ -169,7 +161,7 @@ static int call_at(int line, const char *name, TlTensor **in,
             for (int i = 0; i < k->noutputs; i++)
                 tl_tensor_unref(o[m][i]);
     if (rc[0] == 0 || rc[1] == 0)
-        failures++;
+        check_failed();
     return -1;
 }
 
@@ -182,7 +174,7 @@ static void expect_err(int line, const char *want)
     if (!strstr(last_err, want)) {
         printf("%s:%d: expected a message with\n  %s\ngot:\n%s", __FILE__,
                line, want, last_err);
-        failures++;
+        check_failed();
     }
 }
 #define EXPECT_ERR(want) expect_err(__LINE__, want)
@@ -1342,7 +1334,5 @@ int main(void)
     test_error_cap();
     test_extern_args();
     unload();
-    if (failures)
-        printf("%d check(s) failed\n", failures);
-    return failures != 0;
+    return check_done();
 }

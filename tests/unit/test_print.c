@@ -15,28 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
+/* A broken printer fails most checks: stop early. */
+#define CHECK_MAX_FAILURES 20
+#include "check.h"
+
 static TlSession *S;
-
-static void check_text(const char *got, const char *want, const char *file,
-                       int line)
-{
-    if (strcmp(got, want) != 0) {
-        fprintf(stderr, "%s:%d: got\n%s\n--- want\n%s\n---\n", file, line,
-                got, want);
-        if (++failures > 20)
-            exit(1);
-    }
-}
-
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #c);                                       \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 /* ====================================================================
  * Building ASTs
@@ -178,7 +161,7 @@ static void expect_expr(const TlExpr *e, const char *want, int line)
     TlBuf b;
     buf_init(&b);
     ast_print_expr(&b, e);
-    check_text(b.s ? b.s : "", want, __FILE__, line);
+    check_str_at(__FILE__, line, b.s ? b.s : "", want);
     buf_free(&b);
 }
 
@@ -438,7 +421,7 @@ static void check_comments_once(const char *out)
 #define EXPECT_PROGRAM(want)                                             \
     do {                                                                 \
         char *out_ = print_program();                                    \
-        check_text(out_, want, __FILE__, __LINE__);                      \
+        CHECK_STR(out_, want);                                           \
         check_comments_once(out_);                                       \
     } while (0)
 
@@ -727,32 +710,31 @@ static void test_dump(void)
 
     buf_init(&b);
     ast_dump_program(&b, P);
-    check_text(b.s, "program\n"
-                    "|- kernel f\n"
-                    "|  |- param X: f32 rank 1\n"
-                    "|  |  `- dim: name N\n"
-                    "|  |- scalar n: i32 scalar\n"
-                    "|  |  `- default: int 1\n"
-                    "|  |- output Y: f32 rank 0\n"
-                    "|  `- stage Y[]\n"
-                    "|     `- reduce max\n"
-                    "|        |- rvar: name k in range\n"
-                    "|        |  |- lo: int 0\n"
-                    "|        |  `- hi: name N\n"
-                    "|        `- body: unary -\n"
-                    "|           `- index\n"
-                    "|              |- base: name X\n"
-                    "|              `- name k\n"
-                    "|- schedule f for cpu\n"
-                    "|  `- directive Y\n"
-                    "|     `- .compute_root\n"
-                    "`- print\n"
-                    "   `- index\n"
-                    "      |- base: name T\n"
-                    "      |- slice :hi:\n"
-                    "      |  `- hi: int 2\n"
-                    "      `- slice :\n",
-               __FILE__, __LINE__);
+    CHECK_STR(b.s, "program\n"
+                   "|- kernel f\n"
+                   "|  |- param X: f32 rank 1\n"
+                   "|  |  `- dim: name N\n"
+                   "|  |- scalar n: i32 scalar\n"
+                   "|  |  `- default: int 1\n"
+                   "|  |- output Y: f32 rank 0\n"
+                   "|  `- stage Y[]\n"
+                   "|     `- reduce max\n"
+                   "|        |- rvar: name k in range\n"
+                   "|        |  |- lo: int 0\n"
+                   "|        |  `- hi: name N\n"
+                   "|        `- body: unary -\n"
+                   "|           `- index\n"
+                   "|              |- base: name X\n"
+                   "|              `- name k\n"
+                   "|- schedule f for cpu\n"
+                   "|  `- directive Y\n"
+                   "|     `- .compute_root\n"
+                   "`- print\n"
+                   "   `- index\n"
+                   "      |- base: name T\n"
+                   "      |- slice :hi:\n"
+                   "      |  `- hi: int 2\n"
+                   "      `- slice :\n");
     /* No trailing whitespace anywhere. */
     CHECK(strstr(b.s, " \n") == NULL);
     buf_free(&b);
@@ -828,7 +810,7 @@ static int roundtrip_file(const char *path, FILE *null)
     if (!p2) {
         fprintf(stderr, "%s: fmt output does not parse:\n%s\n", path,
                 out1.s);
-        failures++;
+        check_failed();
         goto done;
     }
     ast_dump_program(&dump2, p2);
@@ -836,16 +818,16 @@ static int roundtrip_file(const char *path, FILE *null)
     ast_print_program(&out2, p2);
     if (!same_buf(&dump1, &dump2)) {
         fprintf(stderr, "%s: the AST changes through fmt\n", path);
-        failures++;
+        check_failed();
     }
     if (!same_buf(&com1, &com2)) {
         fprintf(stderr, "%s: comments differ through fmt:\n%s---\n%s\n",
                 path, com1.s ? com1.s : "", com2.s ? com2.s : "");
-        failures++;
+        check_failed();
     }
     if (!same_buf(&out1, &out2)) {
         fprintf(stderr, "%s: fmt is not idempotent\n", path);
-        failures++;
+        check_failed();
     }
     /* The canonical text has no trailing blanks and ends in exactly one
      * newline (or is empty). */
@@ -853,7 +835,7 @@ static int roundtrip_file(const char *path, FILE *null)
                      (out1.len > 1 && out1.s[out1.len - 2] == '\n') ||
                      strstr(out1.s, " \n") || out1.s[0] == '\n')) {
         fprintf(stderr, "%s: bad line structure in fmt output\n", path);
-        failures++;
+        check_failed();
     }
     /* The AST of the canonical text prints the same without comments
      * too (comments never change what is printed around them). */
@@ -1021,21 +1003,21 @@ static void test_random_exprs(FILE *null)
         p2 = parse_quiet(s2, "random", text.s, text.len, null);
         if (!p2) {
             fprintf(stderr, "random: does not parse: %s", text.s);
-            failures++;
+            check_failed();
         } else {
             ast_dump_program(&d2, p2);
             if (!same_buf(&d1, &d2)) {
                 fprintf(stderr, "random: changes: %s%s---\n%s", text.s,
                         d1.s, d2.s);
-                failures++;
+                check_failed();
             }
         }
         buf_free(&text);
         buf_free(&d1);
         buf_free(&d2);
         tl_session_free(s2);
-        if (failures > 10)
-            exit(1);
+        if (check_failures > 10)
+            exit(check_done());
     }
 }
 
@@ -1090,9 +1072,5 @@ int main(void)
     test_dump();
     test_files();
     tl_session_free(S);
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
-        return 1;
-    }
-    return 0;
+    return check_done();
 }

@@ -2,8 +2,9 @@
  * test_script.c - the script API of interp/interp.h (exec.c, value.c,
  * builtins.c) through C: a target runner registered for `on cpu` and
  * `target cpu`, an interpreter running several programs of one session,
- * itp_allclose's choice of the worst element, rand's generator, and
- * the printing of values.  tests/script/ covers the language side.
+ * itp_allclose's choice of the worst element, rand's generator, the
+ * printing of values, and scalar arithmetic that agrees with kernels.
+ * tests/script/ covers the language side.
  */
 #include "interp/interp.h"
 #include "parser/parser.h"
@@ -12,27 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #c);                                       \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define CHECK_STR(got, want)                                             \
-    do {                                                                 \
-        const char *g_ = (got), *w_ = (want);                            \
-        if (strcmp(g_, w_)) {                                            \
-            fprintf(stderr, "%s:%d: got  '%s'\n%*swant '%s'\n",          \
-                    __FILE__, __LINE__, g_, (int)strlen(__FILE__) + 6,   \
-                    "", w_);                                             \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+#include "check.h"
 
 /* Parses, checks and runs text in interpreter ip; the exit status a
  * script would have (0, or 1 for any error), with what print wrote in
@@ -306,6 +287,55 @@ static void test_values(void)
     buf_free(&b);
 }
 
+/* A scalar computes the same at the top level as in a kernel (value.c
+ * does its arithmetic with eval_scalar.c's operations).  Float % once
+ * differed: the top level computed a - b * floor(a / b), which gave
+ * 0.0 for 0.0 % -2.0, NaN for a finite % inf, and values far from
+ * Python's when a / b is inexact. */
+static void test_kernel_scalars(void)
+{
+    TlSession *s = tl_session_new();
+    TlInterp *ip = itp_new(s);
+    TlBuf out;
+
+    buf_init(&out);
+    CHECK(run(ip, s,
+              "kernel mod_f64(; a: f64, b: f64) -> (r: f64[]) {\n"
+              "    r[] = a % b\n"
+              "}\n"
+              "kernel mod_f32(; a: f32, b: f32) -> (r: f32[]) {\n"
+              "    r[] = a % b\n"
+              "}\n"
+              "let a0 = f64(0.0)\n"
+              "let b0 = f64(-2.0)\n"
+              "print a0 % b0\n"
+              "print mod_f64(a0, b0)\n"
+              "let a1 = f64(5.0)\n"
+              "let b1 = f64(1.0 / 0.0)\n"
+              "print a1 % b1\n"
+              "print mod_f64(a1, b1)\n"
+              "let a2 = f64(-5.0)\n"
+              "print a2 % b1\n"
+              "print mod_f64(a2, b1)\n"
+              "let a3 = f64(1e300)\n"
+              "let b3 = f64(1e17)\n"
+              "print a3 % b3\n"
+              "print mod_f64(a3, b3)\n"
+              "let a4 = f32(1e10)\n"
+              "let b4 = f32(0.1)\n"
+              "print a4 % b4\n"
+              "print mod_f32(a4, b4)\n",
+              &out, NULL) == 0);
+    CHECK_STR(out.s ? out.s : "", "-0.0\n-0.0\n"
+                                  "5.0\n5.0\n"
+                                  "inf\ninf\n"
+                                  "8.68654594e+16\n8.68654594e+16\n"
+                                  "0.08839028\n0.08839028\n");
+    buf_free(&out);
+    itp_free(ip);
+    tl_session_free(s);
+}
+
 int main(void)
 {
     test_targets();
@@ -314,7 +344,6 @@ int main(void)
     test_allclose();
     test_rand();
     test_values();
-    if (failures)
-        fprintf(stderr, "%d checks failed\n", failures);
-    return failures != 0;
+    test_kernel_scalars();
+    return check_done();
 }

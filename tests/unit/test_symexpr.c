@@ -9,28 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-static TlArena A;
+#include "check.h"
 
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+static TlArena A;
 
 /* Checks that e prints as want. */
 #define PRINTS(e, want) prints(__LINE__, (e), (want))
 
 static void prints(int line, const TlSymExpr *e, const char *want)
 {
-    char *got = sym_str(&A, e);
-    if (strcmp(got, want)) {
-        printf("%s:%d: printed '%s', expected '%s'\n", __FILE__, line, got,
-               want);
-        failures++;
-    }
+    check_str_at(__FILE__, line, sym_str(&A, e), want);
 }
 
 static TlVar vars[8];
@@ -198,9 +186,5 @@ int main(void)
     PRINTS(NULL, "?");
 
     arena_free(&A);
-    if (failures) {
-        printf("%d check(s) failed\n", failures);
-        return 1;
-    }
-    return 0;
+    return check_done();
 }

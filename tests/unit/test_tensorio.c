@@ -21,27 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,       \
-                    __LINE__, #c);                                       \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define CHECK_STR(got, want)                                             \
-    do {                                                                 \
-        const char *g_ = (got), *w_ = (want);                            \
-        if (strcmp(g_, w_)) {                                            \
-            fprintf(stderr, "%s:%d: got  '%s'\n%*swant '%s'\n",          \
-                    __FILE__, __LINE__, g_, (int)strlen(__FILE__) + 6,   \
-                    "", w_);                                             \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+#include "check.h"
 
 static const TlDType all_dtypes[] = {
     DT_BOOL, DT_U8, DT_I8, DT_I16, DT_I32, DT_I64,
@@ -1172,7 +1152,7 @@ static void test_files(void)
 
     if (!mkdtemp(dir)) {
         fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
-        failures++;
+        check_failed();
         return;
     }
     snprintf(path, sizeof path, "%s/a.npy", dir);
@@ -1378,10 +1358,8 @@ int main(int argc, char **argv)
     test_onnx();
     test_corruption();
     test_files();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
+    if (check_done())
         return 1;
-    }
     printf("test_tensorio: ok\n");
     return 0;
 }
