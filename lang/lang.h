@@ -709,6 +709,10 @@ float tl_bf16_to_f32(uint16_t h);
  *               TlBuiltin or TlExternInfo; EX_REDUCE: TlReduce.
  * Each of these structures starts with a TlRefKind, so
  * `*(TlRefKind *)e->sym` says which it is (tl_ref_kind does that).
+ * The text of a generic kernel (TlKernelInfo.generic) is annotated only
+ * as far as its own check goes (names; TlTypeVar for its dtype
+ * variables); what runs is its instances, whose items are copies of
+ * that text with the binding applied, annotated as above.
  *
  * After a successful check, expression types are explicit: every
  * node's `dtype` is the type it is computed in.  Literals (possibly
@@ -1183,6 +1187,9 @@ struct TlSchedInfo {
     int nchains;
     TlSchedLayout **layouts;
     int nlayouts;
+    const TlSchedInfo *origin;  /* in an instance of a generic kernel:
+                                 * the generic kernel's schedule this is
+                                 * a checked copy of (item is a copy) */
 };
 
 /* tl_check with options.  allow_redefine: a top-level `let` may

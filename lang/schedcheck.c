@@ -685,6 +685,7 @@ void sck_instance(Chk *c, const TlSchedInfo *gsi, TlKernelInfo *inst)
     info->target = gsi->target;
     info->variant = gsi->variant;
     info->kernel = inst;
+    info->origin = gsi;
     add_schedule(c, inst, info);
     check_body(c, info->item, info, inst);
 }

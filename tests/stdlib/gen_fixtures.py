@@ -137,6 +137,14 @@ def gen_conv():
     save("c3_x", x), save("c3_w", w), save("c3_b", b)
     save("c3_y", conv_ref(x, w, b, [1, 2, 2], [1, 1, 0], [0, 1, 1],
                           [2, 1, 1], 2))
+    # conv3d_same, both ways, with strides (2, 1, 2) and groups
+    for tag, lower in (("up", 0), ("lo", 1)):
+        pd = same_pads(5, 2, 2, 1, lower)
+        ph = same_pads(6, 3, 1, 1, lower)
+        pw = same_pads(5, 2, 2, 1, lower)
+        save("c3s_" + tag, conv_ref(x, w, b, [2, 1, 2],
+                                    [pd[0], ph[0], pw[0]],
+                                    [pd[1], ph[1], pw[1]], [1, 1, 1], 2))
     # conv_transpose1d / 2d: stride, pads, output padding, dilation,
     # groups
     x, w, b = randn(2, 4, 5), randn(4, 3, 3), randn(6)
@@ -341,6 +349,10 @@ def gen_movement():
         save("t3_" + "".join(map(str, perm)), np.transpose(x3, perm))
     for perm in [(0, 2, 3, 1), (0, 3, 1, 2), (3, 2, 1, 0), (1, 0, 3, 2)]:
         save("t4_" + "".join(map(str, perm)), np.transpose(x4, perm))
+    # flatten, squeeze, unsqueeze: numpy's reshape and expand_dims
+    save("fl_3", x3.reshape(2, 12)), save("fl_4", x4.reshape(2, 60))
+    save("us_first", np.expand_dims(x3, 0))
+    save("us_last", np.expand_dims(x3, -1))
     # concat
     a1, b1 = randn(3), randn(5)
     save("cc_a1", a1), save("cc_b1", b1)
