@@ -216,3 +216,13 @@ X(NPY_KEY, ERROR, "'%s' is a .npy file, which holds one tensor; it has no entry 
 X(TENSOR_SIZE, ERROR, "cannot make a tensor of shape %s: %s")
 X(EMPTY_REDUCTION, ERROR, "'%s' over an empty range has no result")
 /* end of script section */
+
+/* ---- code generation (codegen/) ----------------------------------------- */
+/* What the cpu backend cannot compile yet, at the construct's location
+ * ("'compute_at' is not supported by the cpu backend yet"). */
+X(CG_UNSUPPORTED, ERROR, "%s is not supported by the cpu backend yet")
+/* The system compiler refused the generated C (a bug in tdsl). */
+X(CG_CC_FAILED, ERROR, "internal error: the C compiler failed on the generated '%s' (see '%s')")
+X(CG_CACHE, ERROR, "cannot use the kernel cache: %s")
+X(CG_DLOPEN, ERROR, "cannot load the compiled kernel '%s': %s")
+/* end of codegen section */
