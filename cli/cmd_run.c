@@ -408,7 +408,11 @@ static TlTensor *read_input(const TlKernelInfo *k, const TlFunc *p,
         snprintf(err, sizeof err, "'%s' is not a tensor file: the name must "
                  "end in .npy or .safetensors[:KEY]", spec);
     }
-    if (t && t->rank != p->rank) {
+    /* A generic kernel's parameters take their dtype and rank from the
+     * files: its instance is made from them (run_kernel). */
+    if (t && k->generic) {
+        /* nothing to compare yet */
+    } else if (t && t->rank != p->rank) {
         snprintf(err, sizeof err, "'%s' holds a tensor of rank %d but the "
                  "parameter has rank %d", spec, t->rank, p->rank);
         tl_tensor_unref(t);
@@ -536,6 +540,26 @@ static int write_outputs(const TlKernelInfo *k, TlTensor **res, Bind **slot)
     return status;
 }
 
+/* The instance of generic kernel g for the tensors read for its
+ * inputs; NULL after the checker has reported why there is none. */
+static TlKernelInfo *instantiate(TlSession *s, TlKernelInfo *g,
+                                 TlTensor **in)
+{
+    TlLoc nowhere = {-1, 0, 0, 0, 0};
+    TlDType *dts = tl_xcalloc((size_t)g->ninputs + 1, sizeof *dts);
+    int *ranks = tl_xcalloc((size_t)g->ninputs + 1, sizeof *ranks);
+    TlKernelInfo *k;
+
+    for (int j = 0; j < g->ninputs; j++) {
+        dts[j] = in[j]->dtype;
+        ranks[j] = in[j]->rank;
+    }
+    k = tl_instantiate(s, g, dts, ranks, nowhere);
+    free(dts);
+    free(ranks);
+    return k;
+}
+
 static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
 {
     int status = EXIT_OK;
@@ -564,6 +588,20 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
                                k->name, k->inputs[j]->name);
             goto done;
         }
+    in = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in);
+    for (int j = 0; j < k->ninputs; j++)
+        if (!(in[j] = read_input(k, k->inputs[j], in_slot[j]->spec))) {
+            status = EXIT_DIAG;
+            goto done;
+        }
+    if (k->generic) {
+        TlKernelInfo *inst = instantiate(s, k, in);
+        if (!inst) {
+            status = EXIT_DIAG;
+            goto done;
+        }
+        k = inst;       /* same counts of inputs, outputs, scalars */
+    }
     sc = tl_xcalloc((size_t)k->nscalars + 1, sizeof *sc);
     for (int i = 0; i < o->npar; i++) {
         int j = scalar_index(k, o->par[i].name);
@@ -591,12 +629,6 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
                                "default (--param %s=VALUE)",
                                k->scalars[j]->name, k->name,
                                k->scalars[j]->name);
-            goto done;
-        }
-    in = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in);
-    for (int j = 0; j < k->ninputs; j++)
-        if (!(in[j] = read_input(k, k->inputs[j], in_slot[j]->spec))) {
-            status = EXIT_DIAG;
             goto done;
         }
     res = tl_xcalloc((size_t)k->noutputs + 1, sizeof *res);

@@ -587,6 +587,13 @@ static void walk_call(RCtx *r, TlExpr *e)
         rsv_suggest(c, r->sc, name, is_function);
         return;
     }
+    /* Kernel calls never stand inside an element expression, so there a
+     * builtin's name means the builtin even when an imported module
+     * has a kernel of that name (std.nn's `sigmoid` serves whole
+     * tensors; `sigmoid(x[i])` is still the scalar function). */
+    if (tl_ref_kind(sym) == REF_KERNEL && !e->b && rsv_builtin(name) &&
+        !rsv_builtin(name)->top_level)
+        sym = (void *)rsv_builtin(name);
     if (e->b && tl_ref_kind(sym) != REF_KERNEL) {
         diag_error(c->s, e->b->loc, DIAG_NOT_GENERIC, name);
         return;
