@@ -50,7 +50,10 @@ GEN_OBJ = $(GEN_SRC:.c=.o)
 CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 UNIT_OBJ = $(UNIT_SRC:%.c=build/obj/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
-BENCH_SRC = $(wildcard bench/*.c)
+# Only the programs that link libtdsl; bench/run.sh builds the peers
+# (peak.c, openblas_sgemm.c, halide/*.cpp) with their own flags.
+# bench/tdsl_bench.c joins this list once the cpu target exists.
+BENCH_SRC = bench/interp_bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=build/obj/%.o)
 BENCH_BIN = $(BENCH_SRC:bench/%.c=build/bench/%)
 
@@ -129,14 +132,16 @@ $(UNIT_BIN): build/tests/%: build/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
 
-# Benchmarks (not tests): each bench/NAME.c is a program of its own;
-# `make bench` builds and runs them all.
+# Benchmarks (not tests): each bench/NAME.c of BENCH_SRC is a program
+# of its own; `make bench` builds and runs them, then bench/run.sh runs
+# the peers side by side (bench/README.md).
 $(BENCH_BIN): build/bench/%: build/obj/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
 
 bench: $(BENCH_BIN)
 	for b in $(BENCH_BIN); do $$b || exit 1; done
+	CC='$(CC)' sh bench/run.sh
 
 # Remade every time: `make install prefix=...` may change the folders.
 build/tdsl.pc: FORCE
@@ -214,7 +219,7 @@ fuzz: $(FUZZ_BIN)
 # characters counted once) in C, re2c and Lemon sources.  The message
 # table lang/diag_msgs.h is exempt: one entry per line keeps it
 # greppable and is what lang/gen-diag-list.sh reads.
-LINT_DIRS = lang parser interp codegen cli stdlib tests
+LINT_DIRS = lang parser interp codegen cli stdlib tests bench
 lint:
 	@fail=0; \
 	for f in $$(find $(LINT_DIRS) -type f \( -name '*.[ch]' \

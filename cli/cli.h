@@ -29,6 +29,8 @@ int cmd_dump(int argc, char **argv);
  * (argv[0] the script, nothing after it). */
 int cmd_run(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+/* cmd_import.c: `tdsl import MODEL.onnx ...` (parser/onnx/). */
+int cmd_import(int argc, char **argv);
 
 /* Prints "tdsl: MESSAGE" and "try 'tdsl --help'" on stderr and returns
  * EXIT_USAGE, so a command can `return cli_usage(...)`. */

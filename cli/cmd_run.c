@@ -6,8 +6,8 @@
  *        [--out [NAME=]FILE[:KEY]]... [--param NAME=VALUE]...
  *        [--target T]
  *                      run one kernel on tensors from .npy/.safetensors
- *                      files and write its outputs (printed when no
- *                      --out names them)
+ *                      (and ONNX .pb) files and write its outputs
+ *                      (printed when no --out names them)
  *
  * Any problem in the program stops before anything runs.  Exit status:
  * 0, 1 for the program's errors, a failed assertion, run-time errors
@@ -391,6 +391,8 @@ static TlTensor *read_input(const TlKernelInfo *k, const TlFunc *p,
     split_spec(spec, &path, &key);
     if (ends_with(path, ".npy") && !key) {
         t = tl_npy_read(path, err, sizeof err);
+    } else if (ends_with(path, ".pb") && !key) {
+        t = tl_onnx_tensor_read(path, err, sizeof err);
     } else if (ends_with(path, ".safetensors")) {
         TlSafetensors *f = tl_safetensors_open(path, err, sizeof err);
         if (f) {
@@ -406,7 +408,7 @@ static TlTensor *read_input(const TlKernelInfo *k, const TlFunc *p,
         }
     } else {
         snprintf(err, sizeof err, "'%s' is not a tensor file: the name must "
-                 "end in .npy or .safetensors[:KEY]", spec);
+                 "end in .npy, .pb or .safetensors[:KEY]", spec);
     }
     /* A generic kernel's parameters take their dtype and rank from the
      * files: its instance is made from them (run_kernel). */
@@ -560,6 +562,38 @@ static TlKernelInfo *instantiate(TlSession *s, TlKernelInfo *g,
     return k;
 }
 
+/* An imported ONNX model (tdsl import) records the ONNX names that
+ * differ from their tdsl identifiers in comments, "# onnx-input: 'x.1'
+ * = x_1" (and onnx-output); --in and --out accept those names too. */
+static void map_onnx_names(const TlProgram *prog, Bind *b, int nb,
+                           const char *kind)
+{
+    char head[32];
+    size_t hn = (size_t)snprintf(head, sizeof head, "# onnx-%s: '", kind);
+
+    for (int c = 0; c < prog->comments.n; c++) {
+        const char *t = prog->comments.v[c].text, *q, *id;
+        size_t on;
+        if (strncmp(t, head, hn) || !(q = strstr(t + hn, "' = ")))
+            continue;
+        on = (size_t)(q - (t + hn));
+        id = q + 4;
+        for (int i = 0; i < nb; i++) {
+            if (b[i].name && strlen(b[i].name) == on &&
+                !strncmp(b[i].name, t + hn, on)) {
+                free((char *)b[i].name);
+                b[i].name = tl_xstrdup(id);
+            } else if (!b[i].name && !strncmp(b[i].spec, t + hn, on) &&
+                       b[i].spec[on] == '=') {
+                char *rest = tl_xstrdup(b[i].spec + on + 1);
+                b[i].name = tl_xstrdup(id);
+                free(b[i].spec);
+                b[i].spec = rest;
+            }
+        }
+    }
+}
+
 static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
 {
     int status = EXIT_OK;
@@ -574,6 +608,8 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
 
     if (!k)
         return status;
+    map_onnx_names(prog, o->in, o->nin, "input");
+    map_onnx_names(prog, o->out, o->nout, "output");
     in_slot = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in_slot);
     out_slot = tl_xcalloc((size_t)k->noutputs + 1, sizeof *out_slot);
     if ((status = place(s, k, k->inputs, k->ninputs, o->in, o->nin, in_slot,

@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/repl.h"
+#include "codegen/codegen.h"
 #include "config.h"
 
 #include <signal.h>
@@ -30,7 +31,7 @@ static const struct Command {
     {"lower", NULL, 4},
     {"compile", NULL, 4},
     {"bench", NULL, 4},
-    {"import", NULL, 5},
+    {"import", cmd_import, 0},
     {"sim", NULL, 6},
 };
 
@@ -45,14 +46,15 @@ static const char usage_text[] =
     "  dump --ast FILE            print the syntax tree\n"
     "  repl (or no command)       the interactive REPL (:help there)\n"
     "  FILE.tdsl                  run a script (tdsl FILE.tdsl)\n"
+    "  import MODEL.onnx [-o OUT.tdsl] [--bind NAME=1x3x8x8|FILE.pb]...\n"
+    "                             ONNX model to tdsl source + weights\n"
     "  run FILE [--kernel K] [--in [NAME=]FILE[:KEY]]...\n"
     "      [--out [NAME=]FILE[:KEY]]... [--param NAME=VALUE]...\n"
-    "      [--target T]           run one kernel on .npy/.safetensors\n"
+    "      [--target T]           run one kernel on .npy/.safetensors/.pb\n"
     "                             files (outputs not given: printed)\n"
     "\n"
     "coming:\n"
     "  lower, compile, bench      schedules, C backend     (issue 4)\n"
-    "  import MODEL.onnx          ONNX model to tdsl       (issue 5)\n"
     "  sim PROGRAM                accelerator simulator    (issue 6)\n"
     "\n"
     "options:\n"
@@ -135,6 +137,7 @@ int main(int argc, char **argv)
     const char *cmd;
 
     catch_crashes();
+    cgc_register_targets();
     if (argc < 2)
         return cmd_repl(0, NULL);
     cmd = argv[1];

@@ -439,4 +439,12 @@ LExpr *lir_simplify_expr(TlSession *s, LExpr *e);
 
 /* end of passes section */
 
+/* ====================================================================
+ * Back ends (codegen/c/)
+ * ==================================================================== */
+
+/* Registers the compiled targets ("cpu") with the interpreter's target
+ * registry (itp_register_target); call once at program start. */
+void cgc_register_targets(void);
+
 #endif

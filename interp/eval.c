@@ -41,11 +41,21 @@ int itp_var_index(ItpFrame *F, TlVar *v)
     return F->nvars++;
 }
 
-int itp_slot_of(ItpFrame *F, const TlFunc *f)
+/* The slot of f, or -1 when the kernel has none (an unused result). */
+static int find_slot(const ItpFrame *F, const TlFunc *f)
 {
     for (int i = 0; i < F->nslots; i++)
         if (F->slots[i].f == f)
             return i;
+    return -1;
+}
+
+int itp_slot_of(ItpFrame *F, const TlFunc *f)
+{
+    int i = find_slot(F, f);
+
+    if (i >= 0)
+        return i;
     tl_internal_error(__FILE__, __LINE__, "tensor '%s' is not in kernel '%s'",
                       f->name, F->k->name);
 }
@@ -527,8 +537,10 @@ static int run_call(ItpFrame *F, TlCall *call)
     for (int j = 0; j < g->noutputs; j++) {
         TlFunc *f = call->results[j];
         ItpSlot *sl;
-        if (!f)
-            continue;           /* `_`: dropped below */
+        /* `_`, or a result nothing reads (the checker leaves unused
+         * stages out of the kernel): dropped below. */
+        if (!f || find_slot(F, f) < 0)
+            continue;
         sl = &F->slots[itp_slot_of(F, f)];
         TL_ASSERT(out[j]->dtype == f->dtype && out[j]->rank == f->rank);
         sl->t = out[j];

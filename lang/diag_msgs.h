@@ -225,4 +225,7 @@ X(CG_UNSUPPORTED, ERROR, "%s is not supported by the cpu backend yet")
 X(CG_CC_FAILED, ERROR, "internal error: the C compiler failed on the generated '%s' (see '%s')")
 X(CG_CACHE, ERROR, "cannot use the kernel cache: %s")
 X(CG_DLOPEN, ERROR, "cannot load the compiled kernel '%s': %s")
+/* A directive that would race on, or reassociate, a reduction. */
+X(CG_RVAR_SERIAL, ERROR, "'%s' of reduction variable '%s' without rfactor: its iterations accumulate into the same elements")
+X(CG_RVAR_ORDER, ERROR, "'%s' would change the order of the reduction variables, which reassociates the reduction")
 /* end of codegen section */

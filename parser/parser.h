@@ -45,4 +45,28 @@ TlProgram *tl_parse_string(TlSession *s, const char *name,
  * it was loaded. */
 void prs_install_loader(TlSession *s, const char *std_path);
 
+/* ====================================================================
+ * ONNX import (parser/onnx/)
+ * ==================================================================== */
+
+/* A graph input specialised on the command line: spec is a shape
+ * ("1x3x224x224", "" for rank 0) or a tensor file (.pb, .npy) whose
+ * shape, and value, the input takes (a bound value is folded where an
+ * op needs it at import: Reshape's shape, ...). */
+typedef struct TlOnnxBind {
+    const char *name;
+    const char *spec;
+} TlOnnxBind;
+
+/* Imports the ONNX model at `model` into tdsl source at `out` (the
+ * weights, when there are any, go to `out` with .tdsl replaced by
+ * .safetensors).  The text is parsed, checked and printed in canonical
+ * form in session s (which must have the loader installed) before it
+ * is written to a temporary file and renamed, so nothing partial is
+ * left behind.  Problems are printed on stderr, one line each
+ * ("model.onnx: unsupported op 'NonZero' (node 'x')"); returns 0 or
+ * -1. */
+int tl_onnx_import(TlSession *s, const char *model, const char *out,
+                   const TlOnnxBind *binds, int nbinds);
+
 #endif

@@ -40,9 +40,75 @@ typedef struct CgKernel {
  * NULL after reporting why it cannot be compiled yet. */
 TL_INTERNAL CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k);
 
-/* sched_apply.c: reports every directive of k's cpu schedule that the
- * backend does not apply yet; returns the number reported. */
+/* sched_apply.c: reports what of k's cpu schedule the backend does not
+ * apply at all yet (layouts, stages inside calls); returns the number
+ * reported. */
 TL_INTERNAL int cg_sched_check(TlSession *s, TlKernelInfo *k);
+
+/* The loop nest of one stage.  Loops run from 0 below `extent` (i32),
+ * outermost first; tv is the schedule's loop variable (NULL for a
+ * loop no directive can name).  The body starts with the lets
+ * defs[ndefs - 1], ..., defs[0] (each defines a variable the loops
+ * replaced, from the ones inside it), then runs only where every guard
+ * holds (tails of splits). */
+enum { CG_MAX_LOOPS = 32 };
+typedef struct CgLoop {
+    const TlVar *tv;
+    LVar *lv;
+    LExpr *extent;
+    LLoopKind kind;
+    int width;
+    const char *rkey;   /* loops over a reduction variable: ordered
+                         * like the variables were written (a split's
+                         * outer part appends 'a', its inner part 'b') */
+} CgLoop;
+typedef struct CgNest {
+    CgLoop loops[CG_MAX_LOOPS];
+    int nloops;
+    LVar *defvar[3 * CG_MAX_LOOPS];
+    LExpr *defval[3 * CG_MAX_LOOPS];
+    int ndefs;
+    int nrv;            /* defs[rank .. rank + nrv - 1]: the default
+                         * loops of the reduction variables of red */
+    TlReduce *red;
+    LExpr *guards[CG_MAX_LOOPS];
+    int nguards;
+    int inline_;        /* compute_inline: no loops, no buffer */
+    int call_out;       /* an output of an inlined kernel call that
+                         * the caller reads (so it may be inlined) */
+    const TlFunc *at_func;  /* compute_at(at_func, at_var); NULL: root */
+    const TlVar *at_var;
+    TlLoc at_loc;           /* the compute_at directive */
+    int uniq;
+} CgNest;
+
+/* Whether k's cpu schedule names one of f's reduction variables (then
+ * f's reduction is lowered as an update with the variables' loops in
+ * its nest). */
+TL_INTERNAL int cg_sched_names_rvar(TlKernelInfo *k, TlCall *const *path,
+                                    int np, const TlFunc *f);
+
+/* The compute_at directive in effect for f in k's cpu schedule, or
+ * NULL (computed at root). */
+TL_INTERNAL const TlSchedDir *cg_sched_at(TlKernelInfo *k,
+                                          TlCall *const *path, int np,
+                                          const TlFunc *f);
+
+/* Reports a directive other than compute_root on f, the result of a
+ * kernel call (its stage is the callee's output); -1 then. */
+TL_INTERNAL int cg_sched_call_result(TlSession *s, TlKernelInfo *k,
+                                     TlCall *const *path, int np,
+                                     const TlFunc *f);
+
+/* Stages of inlined kernel calls are reached through path[0..np-1],
+ * the calls from k inwards; a caller's directives for a stage replace
+ * the callee's own.
+ * Applies the directives of k's cpu schedule for stage f to n (which
+ * holds f's default loops, one per axis).  Returns 0, or -1 after
+ * reporting a directive it cannot apply yet. */
+TL_INTERNAL int cg_sched_nest(TlSession *s, TlKernelInfo *k,
+                              TlCall *const *path, int np, TlFunc *f,
+                              CgNest *n);
 
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter

@@ -1,0 +1,148 @@
+/*
+ * cmd_import.c - `tdsl import MODEL.onnx [-o OUT.tdsl] [--bind
+ * NAME=SHAPE|FILE]...`: an ONNX model to tdsl source plus a weights
+ * file (parser/onnx/).  Also `tdsl import --compare GOT EXPECTED`, the
+ * tolerance check the conformance runner uses (rtol 1e-3, atol 1e-5
+ * for floats, exact otherwise).
+ */
+#include "cli/cli.h"
+#include "interp/interp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+static TlTensor *read_any(const char *path)
+{
+    char err[400];
+    TlTensor *t = ends_with(path, ".pb")
+                      ? tl_onnx_tensor_read(path, err, sizeof err)
+                      : tl_npy_read(path, err, sizeof err);
+    if (!t)
+        fprintf(stderr, "tdsl: %s\n", err);
+    return t;
+}
+
+/* Walks every index of t's shape; fills idx. */
+static int next_index(const TlTensor *t, int64_t *idx)
+{
+    for (int d = t->rank - 1; d >= 0; d--) {
+        if (++idx[d] < t->shape[d])
+            return 1;
+        idx[d] = 0;
+    }
+    return 0;
+}
+
+static int compare(const char *got_path, const char *want_path)
+{
+    TlTensor *got = read_any(got_path), *want = read_any(want_path);
+    int64_t idx[TL_MAX_RANK] = {0}, bad = 0;
+    int rc = EXIT_DIAG;
+
+    if (!got || !want)
+        goto done;
+    if (got->rank != want->rank || !tl_tensor_equal_shape(got, want)) {
+        fprintf(stderr, "tdsl: '%s' and '%s' differ in shape\n", got_path,
+                want_path);
+        goto done;
+    }
+    if (tl_tensor_numel(got) > 0) {
+        do {
+            int isf = dt_is_float(want->dtype) || dt_is_float(got->dtype);
+            if (isf) {
+                double g = tl_tensor_get_f64(got, idx);
+                double w = tl_tensor_get_f64(want, idx);
+                if (isnan(g) && isnan(w))
+                    continue;
+                if (isinf(w) && g == w)
+                    continue;
+                if (!(fabs(g - w) <= 1e-5 + 1e-3 * fabs(w)) && !bad++)
+                    fprintf(stderr, "tdsl: first difference: %.9g, "
+                            "expected %.9g\n", g, w);
+            } else if (tl_tensor_get_i64(got, idx) !=
+                       tl_tensor_get_i64(want, idx) && !bad++) {
+                fprintf(stderr, "tdsl: first difference: %lld, expected "
+                        "%lld\n", (long long)tl_tensor_get_i64(got, idx),
+                        (long long)tl_tensor_get_i64(want, idx));
+            }
+        } while (next_index(got, idx));
+    }
+    if (bad)
+        fprintf(stderr, "tdsl: %lld of %lld values differ\n",
+                (long long)bad, (long long)tl_tensor_numel(got));
+    else
+        rc = EXIT_OK;
+done:
+    tl_tensor_unref(got);
+    tl_tensor_unref(want);
+    return rc;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    const char *model = NULL, *out = NULL;
+    TlOnnxBind *binds = tl_xcalloc((size_t)argc + 1, sizeof *binds);
+    int nb = 0, rc;
+    char *def = NULL;
+    TlSession *s;
+
+    if (argc == 4 && !strcmp(argv[1], "--compare")) {
+        free(binds);
+        return compare(argv[2], argv[3]);
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "-o") || !strcmp(a, "--bind")) && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (a[1] == 'o') {
+                out = v;
+                continue;
+            }
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v) {
+                free(binds);
+                return cli_usage("import: --bind NAME=SHAPE or NAME=FILE");
+            }
+            binds[nb].name = strndup(v, (size_t)(eq - v));
+            binds[nb++].spec = eq + 1;
+        } else if (cli_is_option(a)) {
+            free(binds);
+            return cli_usage("import: unknown option '%s'", a);
+        } else if (!model) {
+            model = a;
+        } else {
+            free(binds);
+            return cli_usage("import: one model at a time");
+        }
+    }
+    if (!model) {
+        free(binds);
+        return cli_usage("import: which model? (tdsl import MODEL.onnx -o "
+                         "OUT.tdsl)");
+    }
+    if (!out) {
+        size_t n = strlen(model);
+        def = tl_xmalloc(n + 8);
+        strcpy(def, model);
+        if (ends_with(def, ".onnx"))
+            def[n - 5] = 0;
+        strcat(def, ".tdsl");
+        out = def;
+    }
+    s = cli_session();
+    rc = tl_onnx_import(s, model, out, binds, nb) < 0 ? EXIT_DIAG : EXIT_OK;
+    tl_session_free(s);
+    for (int i = 0; i < nb; i++)
+        free((char *)binds[i].name);
+    free(binds);
+    free(def);
+    return rc;
+}

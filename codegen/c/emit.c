@@ -1,0 +1,519 @@
+/*
+ * emit.c - a loop-IR function as a C99 translation unit.  The C has
+ * the language's semantics exactly (the interpreter's): integers wrap
+ * (computed unsigned), `/` and `%` floor and give 0 by zero, float `%`
+ * is Python's, min/max propagate NaN, float-to-int casts saturate,
+ * f32 math functions are the f64 ones rounded once, as the interpreter
+ * computes them.  Small static inline helpers at the top do the
+ * non-obvious parts.  Identifiers are the IR's names with `.` written
+ * `__`; each stage's loop nest starts with a comment naming it.
+ */
+#include "codegen/c/cgc.h"
+#include "codegen/codegen_int.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char helpers[] =
+    "#include <math.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdlib.h>\n"
+    "\n"
+    "/* `omp simd` is a request: clang warns where it cannot vectorize\n"
+    " * (a guarded tail, a call), which is no error in the kernel. */\n"
+    "#ifdef __clang__\n"
+    "#pragma clang diagnostic ignored \"-Wpass-failed\"\n"
+    "#endif\n"
+    "\n"
+    "/* Helpers for the language's arithmetic; clang warns about unused\n"
+    " * static inline functions, so they are marked. */\n"
+    "#if defined(__GNUC__)\n"
+    "#define TL_HELPER static inline __attribute__((unused))\n"
+    "#else\n"
+    "#define TL_HELPER static inline\n"
+    "#endif\n"
+    "\n"
+    "TL_HELPER int64_t tl_div(int64_t a, int64_t b)\n"
+    "{\n"
+    "    int64_t q;\n"
+    "    if (b == 0) return 0;\n"
+    "    if (b == -1) return (int64_t)(0 - (uint64_t)a);\n"
+    "    q = a / b;\n"
+    "    if (a % b != 0 && ((a < 0) != (b < 0))) q--;\n"
+    "    return q;\n"
+    "}\n"
+    "TL_HELPER int64_t tl_mod(int64_t a, int64_t b)\n"
+    "{\n"
+    "    int64_t r;\n"
+    "    if (b == 0 || b == -1) return 0;\n"
+    "    r = a % b;\n"
+    "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n"
+    "    return r;\n"
+    "}\n"
+    "TL_HELPER double tl_fmod(double a, double b)\n"
+    "{\n"
+    "    double m = fmod(a, b);\n"
+    "    if (m != 0) { if ((b < 0) != (m < 0)) m += b; }\n"
+    "    else m = copysign(0.0, b);\n"
+    "    return m;\n"
+    "}\n"
+    "TL_HELPER double tl_fmin(double a, double b)\n"
+    "{\n"
+    "    if (isnan(a)) return a;\n"
+    "    if (isnan(b)) return b;\n"
+    "    return b < a ? b : a;\n"
+    "}\n"
+    "TL_HELPER double tl_fmax(double a, double b)\n"
+    "{\n"
+    "    if (isnan(a)) return a;\n"
+    "    if (isnan(b)) return b;\n"
+    "    return b > a ? b : a;\n"
+    "}\n"
+    "TL_HELPER int64_t tl_imin(int64_t a, int64_t b)\n"
+    "{\n"
+    "    return b < a ? b : a;\n"
+    "}\n"
+    "TL_HELPER int64_t tl_imax(int64_t a, int64_t b)\n"
+    "{\n"
+    "    return b > a ? b : a;\n"
+    "}\n"
+    "TL_HELPER int64_t tl_iabs(int64_t a)\n"
+    "{\n"
+    "    return a < 0 ? (int64_t)(0 - (uint64_t)a) : a;\n"
+    "}\n"
+    "/* Saturating float to integer; NaN gives 0. */\n"
+    "TL_HELPER int64_t tl_f2i(double v, int64_t lo, int64_t hi)\n"
+    "{\n"
+    "    if (isnan(v)) return 0;\n"
+    "    if (v >= (double)hi) return hi;\n"
+    "    if (v <= (double)lo) return lo;\n"
+    "    return (int64_t)v;\n"
+    "}\n"
+    "TL_HELPER double tl_sigmoid(double x)\n"
+    "{\n"
+    "    return 1.0 / (1.0 + exp(-x));\n"
+    "}\n"
+    "\n";
+
+static const char *ctype(TlDType dt)
+{
+    switch (dt) {
+    case DT_BOOL: return "_Bool";
+    case DT_U8: return "uint8_t";
+    case DT_I8: return "int8_t";
+    case DT_I16: return "int16_t";
+    case DT_I32: return "int32_t";
+    case DT_I64: return "int64_t";
+    case DT_F32: return "float";
+    case DT_F64: return "double";
+    default: tl_unreachable();
+    }
+}
+
+/* The element type of a buffer (bool is stored as a byte). */
+static const char *btype(TlDType dt)
+{
+    return dt == DT_BOOL ? "uint8_t" : ctype(dt);
+}
+
+/* The unsigned type integer arithmetic of dt is done in. */
+static const char *utype(TlDType dt)
+{
+    return dt == DT_I64 ? "uint64_t" : "uint32_t";
+}
+
+static void name(TlBuf *b, const char *n)
+{
+    for (; *n; n++) {
+        if (*n == '.')
+            buf_puts(b, "__");
+        else
+            buf_putc(b, *n);
+    }
+}
+
+static void expr(TlBuf *b, const LExpr *e);
+
+static void int_lit(TlBuf *b, TlDType dt, int64_t v)
+{
+    if (dt == DT_BOOL)
+        buf_puts(b, v ? "((_Bool)1)" : "((_Bool)0)");
+    else if (v == INT64_MIN)
+        buf_puts(b, "(-INT64_C(9223372036854775807) - 1)");
+    else if (v == INT32_MIN && dt == DT_I32)
+        buf_puts(b, "(-2147483647 - 1)");
+    else if (dt == DT_I64)
+        buf_printf(b, "INT64_C(%lld)", (long long)v);
+    else if (dt == DT_I32)
+        buf_printf(b, v < 0 ? "(%lld)" : "%lld", (long long)v);
+    else
+        buf_printf(b, "((%s)%lld)", ctype(dt), (long long)v);
+}
+
+static void float_lit(TlBuf *b, TlDType dt, double v)
+{
+    const char *t = ctype(dt);
+
+    if (isnan(v))
+        buf_printf(b, "((%s)NAN)", t);
+    else if (isinf(v))
+        buf_printf(b, "((%s)%sINFINITY)", t, v < 0 ? "-" : "");
+    else
+        buf_printf(b, v < 0 ? "(%a%s)" : "%a%s", v,
+                   dt == DT_F32 ? "f" : "");
+}
+
+/* "(T)helper((double)a, (double)b)" style calls. */
+static void call2(TlBuf *b, const char *cast, const char *fn,
+                  const char *arg_cast, const LExpr *x, const LExpr *y)
+{
+    buf_printf(b, "((%s)%s((%s)", cast, fn, arg_cast);
+    expr(b, x);
+    if (y) {
+        buf_printf(b, ", (%s)", arg_cast);
+        expr(b, y);
+    }
+    buf_puts(b, "))");
+}
+
+static void binary(TlBuf *b, const LExpr *e)
+{
+    TlDType dt = e->a->type.dt;
+    int fl = dt_is_float(dt);
+    const char *t = ctype(dt);
+
+    switch (e->op) {
+    case LO_ADD:
+    case LO_SUB:
+    case LO_MUL:
+        if (fl) {
+            buf_printf(b, "((%s)(", t);
+            expr(b, e->a);
+            buf_printf(b, " %s ", lir_op_name(e->op));
+            expr(b, e->b);
+            buf_puts(b, "))");
+        } else {
+            buf_printf(b, "((%s)((%s)", t, utype(dt));
+            expr(b, e->a);
+            buf_printf(b, " %s (%s)", lir_op_name(e->op), utype(dt));
+            expr(b, e->b);
+            buf_puts(b, "))");
+        }
+        return;
+    case LO_DIV:
+        if (fl) {
+            buf_printf(b, "((%s)(", t);
+            expr(b, e->a);
+            buf_puts(b, " / ");
+            expr(b, e->b);
+            buf_puts(b, "))");
+        } else {
+            call2(b, t, "tl_div", "int64_t", e->a, e->b);
+        }
+        return;
+    case LO_MOD:
+        call2(b, t, fl ? "tl_fmod" : "tl_mod", fl ? "double" : "int64_t",
+              e->a, e->b);
+        return;
+    case LO_MIN:
+    case LO_MAX:
+        if (fl)
+            call2(b, t, e->op == LO_MIN ? "tl_fmin" : "tl_fmax", "double",
+                  e->a, e->b);
+        else        /* every integer dtype fits in int64_t */
+            call2(b, t, e->op == LO_MIN ? "tl_imin" : "tl_imax", "int64_t",
+                  e->a, e->b);
+        return;
+    default:
+        buf_putc(b, '(');
+        expr(b, e->a);
+        buf_printf(b, " %s ", lir_op_name(e->op));
+        expr(b, e->b);
+        buf_putc(b, ')');
+        return;
+    }
+}
+
+static void cast(TlBuf *b, const LExpr *e)
+{
+    TlDType to = e->type.dt, from = e->a->type.dt;
+    const char *t = ctype(to);
+
+    if (to == DT_BOOL) {
+        buf_puts(b, "(");
+        expr(b, e->a);
+        buf_puts(b, " != 0)");
+    } else if (dt_is_float(from) && !dt_is_float(to)) {
+        buf_printf(b, "((%s)tl_f2i((double)", t);
+        expr(b, e->a);
+        buf_puts(b, ", ");
+        int_lit(b, DT_I64, lir_int_min(to));
+        buf_puts(b, ", ");
+        int_lit(b, DT_I64, lir_int_max(to));
+        buf_puts(b, "))");
+    } else {
+        buf_printf(b, "((%s)", t);
+        expr(b, e->a);
+        buf_putc(b, ')');
+    }
+}
+
+static void call(TlBuf *b, const LExpr *e)
+{
+    static const char *const fns[] = {
+        [LC_EXP] = "exp", [LC_LOG] = "log", [LC_SQRT] = "sqrt",
+        [LC_TANH] = "tanh", [LC_SIGMOID] = "tl_sigmoid", [LC_ERF] = "erf",
+        [LC_SIN] = "sin", [LC_COS] = "cos", [LC_ABS] = "fabs",
+        [LC_FLOOR] = "floor", [LC_CEIL] = "ceil", [LC_ROUND] = "nearbyint",
+        [LC_POW] = "pow",
+    };
+    TlDType dt = e->type.dt;
+    const char *t = ctype(dt);
+
+    if (!dt_is_float(dt)) {
+        TL_ASSERT(e->fn == LC_ABS);
+        call2(b, t, "tl_iabs", "int64_t", e->args[0], NULL);
+        return;
+    }
+    if (e->fn == LC_RSQRT) {
+        buf_printf(b, "((%s)(1.0 / sqrt((double)", t);
+        expr(b, e->args[0]);
+        buf_puts(b, ")))");
+        return;
+    }
+    call2(b, t, fns[e->fn], "double", e->args[0],
+          e->nargs > 1 ? e->args[1] : NULL);
+}
+
+static void expr(TlBuf *b, const LExpr *e)
+{
+    TL_ASSERT(e->type.lanes == 1);  /* TODO(issue 4): vector types */
+    switch (e->kind) {
+    case LE_INT: int_lit(b, e->type.dt, e->ival); return;
+    case LE_FLOAT: float_lit(b, e->type.dt, e->fval); return;
+    case LE_VAR: name(b, e->var->name); return;
+    case LE_LOAD:
+        TL_ASSERT(e->nargs == 1);
+        buf_printf(b, "((%s)", ctype(e->type.dt));
+        name(b, e->var->name);
+        buf_putc(b, '[');
+        expr(b, e->args[0]);
+        buf_puts(b, "])");
+        return;
+    case LE_BINARY: binary(b, e); return;
+    case LE_UNARY:
+        if (e->op == LO_NOT) {
+            buf_puts(b, "(!");
+            expr(b, e->a);
+            buf_putc(b, ')');
+        } else if (dt_is_float(e->type.dt)) {
+            buf_puts(b, "(-");
+            expr(b, e->a);
+            buf_putc(b, ')');
+        } else {
+            buf_printf(b, "((%s)(0u - (%s)", ctype(e->type.dt),
+                       utype(e->type.dt));
+            expr(b, e->a);
+            buf_puts(b, "))");
+        }
+        return;
+    case LE_SELECT:
+        buf_putc(b, '(');
+        expr(b, e->a);
+        buf_puts(b, " ? ");
+        expr(b, e->b);
+        buf_puts(b, " : ");
+        expr(b, e->c);
+        buf_putc(b, ')');
+        return;
+    case LE_CAST: cast(b, e); return;
+    case LE_CALL: call(b, e); return;
+    default: tl_unreachable();      /* ramp, broadcast: vectors */
+    }
+}
+
+static void indent(TlBuf *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        buf_puts(b, "    ");
+}
+
+/* The stage a loop variable "C.x" belongs to: the part before '.'. */
+static size_t stage_len(const char *n)
+{
+    const char *d = strchr(n, '.');
+    return d ? (size_t)(d - n) : 0;
+}
+
+static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer);
+
+static void block_items(TlBuf *b, const LStmt *st, int ind,
+                        const char *outer)
+{
+    if (st->kind == LS_BLOCK) {
+        for (int i = 0; i < st->nitems; i++)
+            stmt(b, st->items[i], ind, outer);
+        for (int i = st->nitems - 1; i >= 0; i--) {
+            const LStmt *it = st->items[i];
+            if (it->kind == LS_ALLOC && it->mem == LM_HEAP) {
+                indent(b, ind);
+                buf_puts(b, "free(");
+                name(b, it->var->name);
+                buf_puts(b, ");\n");
+            }
+        }
+    } else {
+        stmt(b, st, ind, outer);
+    }
+}
+
+static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
+{
+    switch (st->kind) {
+    case LS_FOR: {
+        const char *vn = st->var->name;
+        size_t n = stage_len(vn);
+        if (n && (!outer || stage_len(outer) != n ||
+                  strncmp(outer, vn, n))) {
+            indent(b, ind);
+            buf_printf(b, "/* stage %.*s */\n", (int)n, vn);
+        }
+        if (st->loop == LP_PARALLEL) {
+            buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
+        } else if (st->loop == LP_VECTORIZED) {
+            /* TODO(issue 4): real vector code with a scalar tail. */
+            buf_puts(b, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
+        } else if (st->loop == LP_UNROLLED) {
+            buf_puts(b, "#pragma GCC unroll 64\n");
+        }
+        indent(b, ind);
+        buf_printf(b, "for (%s ", ctype(st->var->type.dt));
+        name(b, vn);
+        buf_puts(b, " = ");
+        expr(b, st->a);
+        buf_puts(b, "; ");
+        name(b, vn);
+        buf_puts(b, " < ");
+        expr(b, st->b);
+        buf_puts(b, "; ");
+        name(b, vn);
+        buf_puts(b, "++) {\n");
+        block_items(b, st->body, ind + 1, vn);
+        indent(b, ind);
+        buf_puts(b, "}\n");
+        return;
+    }
+    case LS_LET:
+        indent(b, ind);
+        buf_printf(b, "const %s ", ctype(st->var->type.dt));
+        name(b, st->var->name);
+        buf_puts(b, " = ");
+        expr(b, st->a);
+        buf_puts(b, ";\n");
+        return;
+    case LS_STORE:
+        indent(b, ind);
+        name(b, st->var->name);
+        buf_putc(b, '[');
+        expr(b, st->args[0]);
+        buf_printf(b, "] = (%s)", btype(st->var->type.dt));
+        expr(b, st->a);
+        buf_puts(b, ";\n");
+        return;
+    case LS_ALLOC:
+        indent(b, ind);
+        TL_ASSERT(st->nargs == 1);
+        if (st->mem == LM_HEAP) {
+            buf_printf(b, "%s *", btype(st->var->type.dt));
+            name(b, st->var->name);
+            buf_printf(b, " = malloc(((size_t)");
+            expr(b, st->args[0]);
+            buf_printf(b, " + 1) * sizeof(%s));\n", btype(st->var->type.dt));
+            indent(b, ind);
+            buf_puts(b, "if (!");
+            name(b, st->var->name);
+            /* Inside a loop (maybe an OpenMP one, which cannot be
+             * left): skip the iteration; the flag reports it. */
+            buf_printf(b, ") { tl__err[0] = 2; %s; }\n",
+                       outer ? "continue" : "return");
+        } else {
+            buf_printf(b, "%s ", btype(st->var->type.dt));
+            name(b, st->var->name);
+            buf_puts(b, "[");
+            expr(b, st->args[0]);
+            buf_puts(b, "];\n");
+        }
+        return;
+    case LS_IF:
+        indent(b, ind);
+        buf_puts(b, "if (");
+        expr(b, st->a);
+        buf_puts(b, ") {\n");
+        block_items(b, st->body, ind + 1, outer);
+        indent(b, ind);
+        buf_puts(b, "}");
+        if (st->orelse) {
+            buf_puts(b, " else {\n");
+            block_items(b, st->orelse, ind + 1, outer);
+            indent(b, ind);
+            buf_puts(b, "}");
+        }
+        buf_putc(b, '\n');
+        return;
+    case LS_BLOCK:
+        indent(b, ind);
+        buf_puts(b, "{\n");
+        block_items(b, st, ind + 1, outer);
+        indent(b, ind);
+        buf_puts(b, "}\n");
+        return;
+    default:
+        tl_unreachable();
+    }
+}
+
+static void param_decl(TlBuf *b, const LParam *p)
+{
+    if (p->var->kind == LV_BUFFER)
+        buf_printf(b, "%s *restrict ", btype(p->var->type.dt));
+    else
+        buf_printf(b, "%s ", ctype(p->var->type.dt));
+    name(b, p->var->name);
+}
+
+void cgc_emit(TlBuf *out, const LFunc *f)
+{
+    buf_puts(out, "/* Generated by tdsl from kernel '");
+    buf_puts(out, f->name);
+    buf_puts(out, "'. */\n");
+    buf_puts(out, helpers);
+    buf_puts(out, "static void ");
+    name(out, f->name);
+    buf_puts(out, "(");
+    for (int i = 0; i < f->nparams; i++) {
+        buf_puts(out, i ? ",\n        " : "");
+        param_decl(out, &f->params[i]);
+    }
+    buf_puts(out, ")\n{\n");
+    /* Not every parameter is used (sizes the loops do not need). */
+    for (int i = 0; i < f->nparams; i++) {
+        buf_puts(out, i % 4 ? " (void)" : i ? "\n    (void)" : "    (void)");
+        name(out, f->params[i].var->name);
+        buf_putc(out, ';');
+    }
+    buf_puts(out, "\n");
+    block_items(out, f->body, 1, NULL);
+    buf_puts(out, "}\n\nvoid tdsl_entry(void *const *args);\n");
+    buf_puts(out, "void tdsl_entry(void *const *args)\n{\n    ");
+    name(out, f->name);
+    buf_puts(out, "(");
+    for (int i = 0; i < f->nparams; i++) {
+        const LVar *v = f->params[i].var;
+        buf_puts(out, i ? ",\n        " : "");
+        if (v->kind == LV_BUFFER)
+            buf_printf(out, "(%s *)args[%d]", btype(v->type.dt), i);
+        else
+            buf_printf(out, "*(const %s *)args[%d]", ctype(v->type.dt), i);
+    }
+    buf_puts(out, ");\n}\n");
+}

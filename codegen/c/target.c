@@ -1,0 +1,309 @@
+/*
+ * target.c - the `cpu` target: a runner with itp_call_kernel's
+ * contract that lowers the kernel, compiles it (jit.c) and calls it.
+ * It binds sizes from the input shapes and converts scalars as the
+ * interpreter does.  When the arguments are wrong (a dtype, a shape, a
+ * missing scalar) or a checked read falls outside its tensor, it has
+ * the interpreter run the call instead, only to report the very error
+ * the interpreter reports; the interpreter succeeding there is a bug.
+ */
+#include "codegen/c/cgc.h"
+#include "interp/interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Bind {
+    TlKernelInfo *k;
+    int64_t *sizes;         /* [k->nsizes] */
+    int64_t *scal;          /* [k->nscalars] integer scalars */
+    int *known;             /* [k->nscalars] */
+    int miss;               /* a size needed a scalar's default value */
+} Bind;
+
+static int lookup(void *ctx, const TlVar *v, int64_t *out)
+{
+    Bind *b = ctx;
+
+    for (int i = 0; i < b->k->nsizes; i++)
+        if (b->k->sizes[i] == v) {
+            *out = b->sizes[i];
+            return 0;
+        }
+    for (int i = 0; i < b->k->nscalars; i++)
+        if (b->k->scalars[i] == v && b->known[i]) {
+            *out = b->scal[i];
+            return 0;
+        }
+    for (int i = 0; i < b->k->nscalars; i++)
+        if (b->k->scalars[i] == v)
+            b->miss = 1;
+    return -1;
+}
+
+/* A scalar default that is an integer literal (maybe negated). */
+static int const_default(const TlExpr *e, int64_t *v)
+{
+    while (e && e->kind == EX_CAST)
+        e = e->a;
+    if (!e)
+        return 0;
+    if (e->kind == EX_INT) {
+        *v = e->ival;
+        return 1;
+    }
+    if (e->kind == EX_UNARY && e->op == OP_NEG && const_default(e->a, v)) {
+        *v = (int64_t)(0 - (uint64_t)*v);
+        return 1;
+    }
+    return 0;
+}
+
+/* The interpreter reports what is wrong with this call. */
+static int report(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                  const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+{
+    int rc = itp_call_kernel(rt, k, in, sc, out, call_loc);
+
+    if (rc == 0)
+        tl_internal_error(__FILE__, __LINE__,
+                          "cpu backend refused a call of '%s' that the "
+                          "interpreter runs", k->name);
+    return rc;
+}
+
+static int find_tensor(TlFunc *const *fs, int n, const TlFunc *f)
+{
+    for (int i = 0; i < n; i++)
+        if (fs[i] == f)
+            return i;
+    return -1;
+}
+
+static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                   const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+{
+    TlSession *s = rt->s;
+    TlTensor *consts[64];
+    CgKernel *ck;
+    Bind b;
+    TlBuf src;
+    CgEntry fn;
+    void **args;
+    int64_t *ivals;
+    double *fvals;
+    uint8_t *flags;
+    int32_t err = 0;
+    int rc = -1, bad = 0;
+
+    TL_ASSERT(k->ok);
+    for (int i = 0; i < k->noutputs; i++)
+        out[i] = NULL;
+    for (int i = 0; i < k->ninputs; i++)
+        if (in[i]->dtype != k->inputs[i]->dtype ||
+            in[i]->rank != k->inputs[i]->rank)
+            return report(rt, k, in, sc, out, call_loc);
+    if (k->nconsts > 64) {
+        diag_error(s, call_loc, DIAG_CG_UNSUPPORTED,
+                   "a kernel that reads more than 64 top-level tensors");
+        return -1;
+    }
+    ck = cg_lower_kernel(s, k);
+    if (!ck) {
+        if (call_loc.file >= 0)
+            diag_note(s, call_loc, "in this call of '%s'", k->name);
+        return -1;
+    }
+
+    /* Sizes, scalars, shapes: like interp/eval.c. */
+    memset(&b, 0, sizeof b);
+    b.k = k;
+    b.sizes = tl_xcalloc((size_t)k->nsizes + 1, sizeof *b.sizes);
+    b.scal = tl_xcalloc((size_t)k->nscalars + 1, sizeof *b.scal);
+    b.known = tl_xcalloc((size_t)k->nscalars + 1, sizeof *b.known);
+    for (int i = 0; i < k->nsizes; i++) {
+        TlVar *v = k->sizes[i];
+        int p = find_tensor(k->inputs, k->ninputs, v->bound_by);
+        TL_ASSERT(p >= 0 && v->bound_axis < in[p]->rank);
+        b.sizes[i] = in[p]->shape[v->bound_axis];
+    }
+    for (int i = 0; i < k->nscalars; i++) {
+        TlVar *v = k->scalars[i];
+        int64_t x;
+        if (sc && sc[i].given) {
+            char tmp[8];
+            if (sc[i].is_float)
+                tl_dt_store_f64(v->dtype, tmp, sc[i].f);
+            else
+                tl_dt_store_i64(v->dtype, tmp, sc[i].i);
+            if (!dt_is_float(v->dtype)) {
+                b.scal[i] = tl_dt_load_i64(v->dtype, tmp);
+                b.known[i] = 1;
+            }
+        } else if (!v->param || !v->param->init) {
+            bad = 1;
+        } else if (!dt_is_float(v->dtype) &&
+                   const_default(v->param->init, &x)) {
+            char tmp[8];
+            tl_dt_store_i64(v->dtype, tmp, x);
+            b.scal[i] = tl_dt_load_i64(v->dtype, tmp);
+            b.known[i] = 1;
+        }
+    }
+    for (int i = 0; i < k->ninputs && !bad; i++) {
+        TlFunc *f = k->inputs[i];
+        for (int j = 0; j < f->rank && !bad; j++) {
+            int64_t want;
+            if (f->axes[j].extent &&
+                (tl_sym_eval(f->axes[j].extent, lookup, &b, &want) ||
+                 want != in[i]->shape[j]))
+                bad = 1;
+        }
+    }
+    for (int i = 0; i < k->nconsts && !bad; i++) {
+        TlFunc *f = k->consts[i];
+        TlTensor *t;
+        TL_ASSERT(rt->const_value && f->let);
+        t = rt->const_value(rt->ctx, f->let);
+        consts[i] = t;
+        if (!t)
+            goto done;
+        bad = t->dtype != f->dtype || t->rank != f->rank;
+        for (int j = 0; j < f->rank && !bad; j++) {
+            int64_t c;
+            bad = f->axes[j].extent &&
+                  !(tl_sym_const(f->axes[j].extent, &c) && c == t->shape[j]);
+        }
+    }
+    for (int i = 0; i < k->noutputs && !bad; i++) {
+        TlFunc *f = k->outputs[i];
+        int64_t shape[TL_MAX_RANK];
+        char why[200];
+        for (int j = 0; j < f->rank && !bad; j++)
+            bad = tl_sym_eval(f->axes[j].extent, lookup, &b, &shape[j]) ||
+                  shape[j] < 0;
+        if (!bad && !(out[i] = tl_tensor_new(f->dtype, f->rank, shape, why,
+                                             sizeof why)))
+            bad = 1;
+    }
+    if (bad)
+        goto refuse;
+
+    buf_init(&src);
+    cgc_emit(&src, ck->fn);
+    fn = cgc_jit(s, src.s, call_loc);
+    buf_free(&src);
+    if (!fn)
+        goto done;
+
+    args = tl_xcalloc((size_t)ck->nparams + 1, sizeof *args);
+    ivals = tl_xcalloc((size_t)ck->nparams + 1, sizeof *ivals);
+    fvals = tl_xcalloc((size_t)ck->nparams + 1, sizeof *fvals);
+    flags = tl_xcalloc((size_t)ck->nparams + 1, sizeof *flags);
+    for (int p = 0; p < ck->nparams; p++) {
+        const CgParam *cp = &ck->params[p];
+        TlTensor *t = NULL;
+        int ix;
+        if (cp->f) {
+            if ((ix = find_tensor(k->inputs, k->ninputs, cp->f)) >= 0)
+                t = in[ix];
+            else if ((ix = find_tensor(k->outputs, k->noutputs, cp->f)) >= 0)
+                t = out[ix];
+            else
+                t = consts[find_tensor(k->consts, k->nconsts, cp->f)];
+        }
+        switch (cp->kind) {
+        case CGP_BUF: args[p] = t->data; break;
+        case CGP_EXTENT:
+            ivals[p] = t->shape[cp->axis];
+            args[p] = &ivals[p];
+            break;
+        case CGP_STRIDE:
+            ivals[p] = t->strides[cp->axis];
+            args[p] = &ivals[p];
+            break;
+        case CGP_SIZE: {
+            int32_t *q = (int32_t *)(void *)&ivals[p];
+            ix = 0;
+            while (k->sizes[ix] != cp->var)
+                ix++;
+            *q = (int32_t)b.sizes[ix];
+            args[p] = q;
+            break;
+        }
+        case CGP_SCALAR:
+        case CGP_GIVEN:
+            ix = 0;
+            while (k->scalars[ix] != cp->var)
+                ix++;
+            if (cp->kind == CGP_GIVEN) {
+                flags[p] = sc && sc[ix].given;
+                args[p] = &flags[p];
+            } else if (dt_is_float(cp->var->dtype)) {
+                char tmp[8];
+                fvals[p] = 0;
+                if (sc && sc[ix].given) {
+                    if (sc[ix].is_float)
+                        tl_dt_store_f64(cp->var->dtype, tmp, sc[ix].f);
+                    else
+                        tl_dt_store_i64(cp->var->dtype, tmp, sc[ix].i);
+                    fvals[p] = tl_dt_load_f64(cp->var->dtype, tmp);
+                }
+                args[p] = &fvals[p];
+            } else {
+                ivals[p] = b.scal[ix];
+                args[p] = &ivals[p];
+            }
+            break;
+        case CGP_ERR: args[p] = &err; break;
+        }
+    }
+    fn(args);
+    free(args);
+    free(ivals);
+    free(fvals);
+    free(flags);
+    if (err == 2) {         /* a stage's buffer could not be had */
+        diag_error(s, call_loc, DIAG_RT_TOO_LARGE, "a stage", k->name,
+                   "out of memory");
+        goto done;
+    }
+    if (err)
+        goto refuse;
+    rc = 0;
+    goto done;
+
+refuse:
+    if (b.miss) {
+        diag_error(s, call_loc, DIAG_CG_UNSUPPORTED,
+                   "a size computed from a scalar's default value");
+        goto done;
+    }
+    for (int i = 0; i < k->noutputs; i++) {
+        tl_tensor_unref(out[i]);
+        out[i] = NULL;
+    }
+    free(b.sizes);
+    free(b.scal);
+    free(b.known);
+    return report(rt, k, in, sc, out, call_loc);
+
+done:
+    if (rc) {
+        for (int i = 0; i < k->noutputs; i++) {
+            tl_tensor_unref(out[i]);
+            out[i] = NULL;
+        }
+        if (call_loc.file >= 0)
+            diag_note(s, call_loc, "in this call of '%s'", k->name);
+    }
+    free(b.sizes);
+    free(b.scal);
+    free(b.known);
+    return rc;
+}
+
+void cgc_register_targets(void)
+{
+    itp_register_target("cpu", run_cpu);
+}

@@ -1,0 +1,456 @@
+/*
+ * sched_apply.c - schedule directives applied to a stage's loop nest
+ * (STYLE.md rule 24: each primitive checks what it needs, then
+ * transforms).  The nest (CgNest, cgc.h) starts as the stage's default
+ * loops, one per axis; split, tile, fuse, reorder, parallel, unroll
+ * and vectorize rewrite it, compute_root is the default, and
+ * compute_inline marks the stage for substitution into its readers.
+ * A replaced loop variable is defined again, at the top of the body,
+ * from the loops that replaced it.  Everything else is refused with
+ * an error at the directive.  compute_at is recorded here and placed
+ * by lower.c; store_at stores where the stage is computed.  Loops over
+ * reduction variables may be split, reordered among pure loops and
+ * unrolled, but stay serial and in the order written, so each element
+ * accumulates in the same order as the interpreter.  Stages of inlined
+ * kernel calls take the directives of the outermost schedule that
+ * names them.  TODO(issue 4): rfactor, bound, reorder_storage, tail
+ * strategies other than guard_with_if, sliding windows for store_at.
+ */
+#include "codegen/c/cgc.h"
+
+#include <string.h>
+
+typedef struct Ap {
+    TlSession *s;
+    TlFunc *f;
+    CgNest *n;
+    const TlSchedDir *d;
+} Ap;
+
+static int refuse(Ap *a, const char *what)
+{
+    diag_error(a->s, a->d->loc, DIAG_CG_UNSUPPORTED, what);
+    return -1;
+}
+
+static int find(Ap *a, const TlVar *v)
+{
+    for (int i = 0; i < a->n->nloops; i++)
+        if (a->n->loops[i].tv == v)
+            return i;
+    return -1;
+}
+
+/* The loop a `v` argument names, or -1 after reporting. */
+static int loop_arg(Ap *a, const TlSchedArg *arg)
+{
+    int i;
+
+    if (arg->kind != SARG_VAR || !arg->var)
+        return refuse(a, arena_printf(&a->s->arena, "this argument of "
+                                      "'%s'", a->d->name));
+    i = find(a, arg->var);
+    if (i < 0)
+        return refuse(a, arena_printf(&a->s->arena, "'%s' of '%s' here",
+                                      a->d->name, arg->var->name));
+    return i;
+}
+
+static LVar *new_var(Ap *a, const char *name)
+{
+    return lir_var(a->s, arena_printf(&a->s->arena, "%s.%s.l%d", a->f->name,
+                                      name, ++a->n->uniq),
+                   lir_type(DT_I32, 1));
+}
+
+static void define(Ap *a, LVar *v, LExpr *val)
+{
+    CgNest *n = a->n;
+
+    TL_ASSERT(n->ndefs < 3 * CG_MAX_LOOPS);
+    n->defvar[n->ndefs] = v;
+    n->defval[n->ndefs] = val;
+    n->ndefs++;
+}
+
+static LExpr *i32c(Ap *a, int64_t v)
+{
+    return lir_int(a->s, DT_I32, v);
+}
+
+/* Split step by step:
+ *   1. loop i (extent E) must exist and the nest have room;
+ *   2. i becomes outer (extent ceil(E / f)) and inner (extent f), inner
+ *      right inside outer;
+ *   3. i's variable is defined as outer * f + inner, guarded by
+ *      i < E unless f divides E.
+ * Preserves: every other loop, their order, and the iterations run. */
+static int split(Ap *a, int i, const TlVar *outer, const char *oname,
+                 const TlVar *inner, const char *iname, int64_t f)
+{
+    CgNest *n = a->n;
+    CgLoop old = n->loops[i];
+    LExpr *e = old.extent, *fe = i32c(a, f), *val;
+    LExpr *ce = lir_simplify_expr(a->s, e);
+
+    if (n->nloops >= CG_MAX_LOOPS || f <= 0 || f > INT32_MAX)
+        return refuse(a, "a split this deep or by this factor");
+    memmove(&n->loops[i + 2], &n->loops[i + 1],
+            (size_t)(n->nloops - i - 1) * sizeof n->loops[0]);
+    n->nloops++;
+    n->loops[i].tv = outer;
+    n->loops[i].lv = new_var(a, oname);
+    n->loops[i].extent = lir_binary(a->s, LO_DIV, lir_binary(a->s, LO_ADD,
+                                    e, i32c(a, f - 1)), fe);
+    n->loops[i].kind = LP_SERIAL;
+    n->loops[i].width = 0;
+    n->loops[i].rkey = old.rkey ? arena_printf(&a->s->arena, "%sa",
+                                               old.rkey) : NULL;
+    n->loops[i + 1].rkey = old.rkey ? arena_printf(&a->s->arena, "%sb",
+                                                   old.rkey) : NULL;
+    n->loops[i + 1].tv = inner;
+    n->loops[i + 1].lv = new_var(a, iname);
+    n->loops[i + 1].extent = fe;
+    n->loops[i + 1].kind = LP_SERIAL;
+    n->loops[i + 1].width = 0;
+    val = lir_binary(a->s, LO_ADD, lir_binary(a->s, LO_MUL,
+                     lir_ref(a->s, n->loops[i].lv), fe),
+                     lir_ref(a->s, n->loops[i + 1].lv));
+    define(a, old.lv, val);
+    if (!(ce->kind == LE_INT && ce->ival % f == 0)) {
+        TL_ASSERT(n->nguards < CG_MAX_LOOPS);
+        n->guards[n->nguards++] = lir_binary(a->s, LO_LT,
+                                             lir_ref(a->s, old.lv), e);
+    }
+    return 0;
+}
+
+static int tail_ok(Ap *a, const TlSchedArg *arg)
+{
+    if (arg->kind == SARG_NAME && arg->name &&
+        strcmp(arg->name, "guard_with_if"))
+        return refuse(a, arena_printf(&a->s->arena, "the tail strategy "
+                                      "'%s'", arg->name));
+    return 0;
+}
+
+static int do_split(Ap *a)
+{
+    const TlSchedArg *g = a->d->args;
+    int i = loop_arg(a, &g[0]);
+
+    if (i < 0 || (a->d->nargs > 4 && tail_ok(a, &g[4])))
+        return -1;
+    return split(a, i, g[1].var, g[1].var->name, g[2].var, g[2].var->name,
+                 g[3].ival);
+}
+
+/* Fuse: a and b (directly inside a) become one loop over a's and b's
+ * iterations, in the same order. */
+static int do_fuse(Ap *a)
+{
+    const TlSchedArg *g = a->d->args;
+    CgNest *n = a->n;
+    int i = loop_arg(a, &g[0]), j;
+    CgLoop lo, li;
+    LExpr *ei;
+
+    if (i < 0 || (j = loop_arg(a, &g[1])) < 0)
+        return -1;
+    if (j != i + 1)
+        return refuse(a, "'fuse' of loops that are not directly nested");
+    if (n->loops[i].rkey || n->loops[j].rkey)
+        return refuse(a, "'fuse' of a reduction variable");
+    lo = n->loops[i];
+    li = n->loops[j];
+    ei = li.extent;
+    n->loops[i].tv = g[2].var;
+    n->loops[i].lv = new_var(a, g[2].var->name);
+    n->loops[i].extent = lir_binary(a->s, LO_MUL, lo.extent, ei);
+    n->loops[i].kind = LP_SERIAL;
+    memmove(&n->loops[j], &n->loops[j + 1],
+            (size_t)(n->nloops - j - 1) * sizeof n->loops[0]);
+    n->nloops--;
+    define(a, lo.lv, lir_binary(a->s, LO_DIV, lir_ref(a->s,
+                                n->loops[i].lv), ei));
+    define(a, li.lv, lir_binary(a->s, LO_MOD, lir_ref(a->s,
+                                n->loops[i].lv), ei));
+    return 0;
+}
+
+/* Reorder: the listed loops take the positions they held, sorted, in
+ * the order listed. */
+static int reorder(Ap *a, const TlSchedArg *g, int m)
+{
+    int pos[CG_MAX_LOOPS];
+    CgLoop l[CG_MAX_LOOPS];
+
+    if (m > CG_MAX_LOOPS)
+        return refuse(a, "'reorder' of this many loops");
+    for (int i = 0; i < m; i++) {
+        if ((pos[i] = loop_arg(a, &g[i])) < 0)
+            return -1;
+        l[i] = a->n->loops[pos[i]];
+    }
+    for (int i = 1; i < m; i++)     /* sort the positions */
+        for (int j = i; j > 0 && pos[j - 1] > pos[j]; j--) {
+            int t = pos[j];
+            pos[j] = pos[j - 1];
+            pos[j - 1] = t;
+        }
+    for (int i = 0; i < m; i++)
+        a->n->loops[pos[i]] = l[i];
+    return 0;
+}
+
+static int do_tile(Ap *a)
+{
+    const TlSchedArg *g = a->d->args;
+    TlSchedArg order[4];
+    int i;
+
+    if (a->d->nargs > 8 && tail_ok(a, &g[8]))
+        return -1;
+    if ((i = loop_arg(a, &g[0])) < 0 ||
+        split(a, i, g[2].var, g[2].var->name, g[4].var, g[4].var->name,
+              g[6].ival) ||
+        (i = loop_arg(a, &g[1])) < 0 ||
+        split(a, i, g[3].var, g[3].var->name, g[5].var, g[5].var->name,
+              g[7].ival))
+        return -1;
+    order[0] = g[2];
+    order[1] = g[3];
+    order[2] = g[4];
+    order[3] = g[5];
+    return reorder(a, order, 4);
+}
+
+/* vectorize, unroll, parallel: mark a loop; with a factor (vectorize,
+ * unroll), split it first and mark the inner part. */
+static int mark(Ap *a, LLoopKind kind)
+{
+    const TlSchedArg *g = a->d->args;
+    int i = loop_arg(a, &g[0]);
+    int64_t w = 0, c;
+    LExpr *e;
+
+    if (i < 0)
+        return -1;
+    if (a->n->loops[i].rkey && kind != LP_UNROLLED) {
+        diag_error(a->s, a->d->loc, DIAG_CG_RVAR_SERIAL, a->d->name,
+                   g[0].var->name);
+        return -1;
+    }
+    if (a->d->nargs > 1 && kind != LP_PARALLEL) {
+        if (g[1].kind != SARG_INT)
+            return refuse(a, arena_printf(&a->s->arena, "'%s' with this "
+                                          "width", a->d->name));
+        w = g[1].ival;
+        if (split(a, i, g[0].var, g[0].var->name, NULL, "in", w))
+            return -1;
+        i++;
+    }
+    /* parallel(v, n): chunks are OpenMP's business; the default is
+     * fine. */
+    e = lir_simplify_expr(a->s, a->n->loops[i].extent);
+    c = e->kind == LE_INT ? e->ival : -1;
+    if (kind == LP_UNROLLED && c < 0)
+        return refuse(a, "'unroll' of a loop without a constant extent");
+    if (kind == LP_VECTORIZED) {
+        if (c < 1 || c > LIR_MAX_LANES)
+            return refuse(a, "'vectorize' of a loop without a constant "
+                          "extent");
+        a->n->loops[i].width = (int)c;
+    }
+    a->n->loops[i].kind = kind;
+    return 0;
+}
+
+static int apply(Ap *a)
+{
+    switch (a->d->kind) {
+    case SD_SPLIT: return do_split(a);
+    case SD_FUSE: return do_fuse(a);
+    case SD_REORDER: return reorder(a, a->d->args, a->d->nargs);
+    case SD_TILE: return do_tile(a);
+    case SD_VECTORIZE: return mark(a, LP_VECTORIZED);
+    case SD_UNROLL: return mark(a, LP_UNROLLED);
+    case SD_PARALLEL: return mark(a, LP_PARALLEL);
+    case SD_COMPUTE_ROOT:
+        a->n->at_func = NULL;
+        return 0;
+    case SD_COMPUTE_AT:
+        if (a->d->nargs < 2 || a->d->args[0].kind != SARG_FUNC ||
+            a->d->args[1].kind != SARG_VAR || a->f->kind == FN_OUTPUT)
+            return refuse(a, "this 'compute_at'");
+        a->n->at_func = a->d->args[0].func;
+        a->n->at_var = a->d->args[1].var;
+        a->n->at_loc = a->d->loc;
+        return 0;
+    case SD_STORE_AT:
+    case SD_STORE_ROOT:
+        /* Storage goes where the stage is computed: the same results,
+         * a buffer per region instead of one reused (TODO(issue 4):
+         * sliding windows). */
+        return 0;
+    case SD_COMPUTE_INLINE:
+        if ((a->f->kind == FN_OUTPUT && !a->n->call_out) || a->f->nreds)
+            return refuse(a, "'compute_inline' of an output or of a stage "
+                          "with a reduction");
+        a->n->inline_ = 1;
+        return 0;
+    default:
+        return refuse(a, arena_printf(&a->s->arena, "'%s'", a->d->name));
+    }
+}
+
+/* The loops over reduction variables must still run in the order the
+ * variables were written (their keys ascending). */
+static int rvar_order(Ap *a)
+{
+    const char *last = NULL;
+
+    for (int i = 0; i < a->n->nloops; i++) {
+        const char *k = a->n->loops[i].rkey;
+        if (!k)
+            continue;
+        if (last && strcmp(last, k) >= 0) {
+            diag_error(a->s, a->d->loc, DIAG_CG_RVAR_ORDER, a->d->name);
+            return -1;
+        }
+        last = k;
+    }
+    return 0;
+}
+
+static const TlSchedInfo *cpu_schedule(const TlKernelInfo *k)
+{
+    for (int i = 0; i < k->nschedules; i++) {
+        const TlSchedInfo *si = k->schedules[i];
+        if (si->target && !strcmp(si->target, "cpu") && !si->variant)
+            return si;
+    }
+    return NULL;
+}
+
+/* The chains for stage f reached through the calls path[0..np-1] of k
+ * (inlined kernel calls): those of the outermost kernel whose schedule
+ * names f at all, so a caller's schedule replaces the callee's own.
+ * Returns how many (at most max). */
+static int chains_for(TlKernelInfo *k, TlCall *const *path, int np,
+                      const TlFunc *f, const TlSchedChain **out, int max)
+{
+    for (int lv = 0; lv <= np; lv++) {
+        const TlKernelInfo *kk = lv ? path[lv - 1]->callee : k;
+        const TlSchedInfo *si = cpu_schedule(kk);
+        int n = 0;
+        for (int c = 0; si && c < si->nchains; c++) {
+            const TlSchedChain *ch = si->chains[c];
+            int same = ch->npath == np - lv && ch->func == f;
+            for (int i = 0; same && i < ch->npath; i++)
+                same = ch->path[i] == path[lv + i];
+            if (same && n < max)
+                out[n++] = ch;
+        }
+        if (n)
+            return n;
+    }
+    return 0;
+}
+
+int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
+                  int np, TlFunc *f, CgNest *n)
+{
+    const TlSchedChain *chs[64];
+    int nch = chains_for(k, path, np, f, chs, 64);
+    Ap a;
+
+    memset(&a, 0, sizeof a);
+    a.s = s;
+    a.f = f;
+    a.n = n;
+    for (int c = 0; c < nch; c++) {
+        const TlSchedChain *ch = chs[c];
+        for (int d = 0; d < ch->ndirs; d++) {
+            a.d = &ch->dirs[d];
+            if (n->inline_ && a.d->kind != SD_COMPUTE_INLINE)
+                return refuse(&a, arena_printf(&s->arena, "'%s' after "
+                              "'compute_inline'", a.d->name));
+            if (apply(&a) || rvar_order(&a))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int cg_sched_names_rvar(TlKernelInfo *k, TlCall *const *path, int np,
+                        const TlFunc *f)
+{
+    const TlSchedChain *chs[64];
+    int nch = chains_for(k, path, np, f, chs, 64);
+
+    for (int c = 0; c < nch; c++) {
+        const TlSchedChain *ch = chs[c];
+        for (int d = 0; d < ch->ndirs; d++)
+            for (int g = 0; g < ch->dirs[d].nargs; g++) {
+                const TlSchedArg *arg = &ch->dirs[d].args[g];
+                if (arg->kind != SARG_VAR || !arg->var)
+                    continue;
+                for (int r = 0; r < f->nreds; r++)
+                    for (int v = 0; v < f->reds[r]->nrvars; v++)
+                        if (f->reds[r]->rvars[v] == arg->var)
+                            return 1;
+            }
+    }
+    return 0;
+}
+
+const TlSchedDir *cg_sched_at(TlKernelInfo *k, TlCall *const *path, int np,
+                             const TlFunc *f)
+{
+    const TlSchedChain *chs[64];
+    int nch = chains_for(k, path, np, f, chs, 64);
+    const TlSchedDir *at = NULL;
+
+    for (int c = 0; c < nch; c++) {
+        const TlSchedChain *ch = chs[c];
+        for (int d = 0; d < ch->ndirs; d++)
+            if (ch->dirs[d].kind == SD_COMPUTE_AT)
+                at = &ch->dirs[d];
+            else if (ch->dirs[d].kind == SD_COMPUTE_ROOT)
+                at = NULL;
+    }
+    return at;
+}
+
+int cg_sched_call_result(TlSession *s, TlKernelInfo *k, TlCall *const *path,
+                         int np, const TlFunc *f)
+{
+    const TlSchedChain *chs[64];
+    int nch = chains_for(k, path, np, f, chs, 64);
+
+    for (int c = 0; c < nch; c++)
+        for (int d = 0; d < chs[c]->ndirs; d++) {
+            const TlSchedDir *dir = &chs[c]->dirs[d];
+            if (dir->kind == SD_COMPUTE_ROOT)
+                continue;
+            diag_error(s, dir->loc, DIAG_CG_UNSUPPORTED, arena_printf(
+                       &s->arena, "'%s' of the result of a kernel call",
+                       dir->name));
+            return -1;
+        }
+    return 0;
+}
+
+int cg_sched_check(TlSession *s, TlKernelInfo *k)
+{
+    const TlSchedInfo *si = cpu_schedule(k);
+    int n = 0;
+
+    for (int l = 0; si && l < si->nlayouts; l++) {
+        diag_error(s, si->layouts[l]->stmt->loc, DIAG_CG_UNSUPPORTED,
+                   "'layout'");
+        n++;
+    }
+    return n;
+}

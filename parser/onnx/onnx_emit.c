@@ -1,0 +1,549 @@
+/*
+ * onnx_emit.c - the import as a whole: the graph's inputs, initializers
+ * and nodes become a kernel (one stage per node, in graph order), the
+ * initializers typed top-level lets loaded from a .safetensors file.
+ * The text is parsed, checked and printed canonically before it is
+ * written (to a temporary file, then renamed).
+ */
+#include "parser/onnx/onnx_int.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* The shape or value of a --bind. */
+static int parse_bind(OxModel *m, const TlOnnxBind *b, int *rank,
+                      int64_t *dims, TlTensor **value)
+{
+    char err[400];
+    const char *p = b->spec;
+
+    *value = NULL;
+    if (ends_with(p, ".pb") || ends_with(p, ".npy")) {
+        TlTensor *t = ends_with(p, ".pb")
+                          ? tl_onnx_tensor_read(p, err, sizeof err)
+                          : tl_npy_read(p, err, sizeof err);
+        if (!t) {
+            ox_fail(m, "--bind %s: %s", b->name, err);
+            return -1;
+        }
+        *rank = t->rank;
+        memcpy(dims, t->shape, sizeof t->shape);
+        *value = t;
+        return 0;
+    }
+    *rank = 0;
+    while (*p) {
+        char *end;
+        long long d = strtoll(p, &end, 10);
+        if (end == p || d < 0 || d > OX_MAX_DIM || *rank == TL_MAX_RANK ||
+            (*end && *end != 'x')) {
+            ox_fail(m, "--bind %s=%s: expected a shape like 1x3x224x224 "
+                    "or a .pb/.npy file", b->name, b->spec);
+            return -1;
+        }
+        dims[(*rank)++] = d;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* A graph input: its dtype and shape from its type, or from a bind. */
+/* Does bind name `b` name input `name`, number `pos` of the graph's
+ * inputs that are not initializers ("#0" is the first)? */
+static int bind_names(const char *b, const char *name, int pos)
+{
+    char num[16];
+    snprintf(num, sizeof num, "#%d", pos);
+    return !strcmp(b, name) || !strcmp(b, num);
+}
+
+static int add_input(OxModel *m, const Onnx__ValueInfoProto *vi, int pos,
+                     const TlOnnxBind *binds, int nbinds)
+{
+    const Onnx__TypeProto *tp = vi->type;
+    const Onnx__TensorShapeProto *sh;
+    int64_t dims[TL_MAX_RANK];
+    int rank = 0;
+    TlDType dt;
+    TlTensor *value = NULL;
+
+    if (!vi->name || !*vi->name) {
+        ox_fail(m, "a graph input has no name");
+        return -1;
+    }
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        !tp->tensor_type || !tp->tensor_type->has_elem_type) {
+        ox_fail(m, "input '%s': only tensor inputs are supported", vi->name);
+        return -1;
+    }
+    if (ox_find(m, vi->name)) {
+        ox_fail(m, "input '%s' is declared twice", vi->name);
+        return -1;
+    }
+    dt = ox_dtype(tp->tensor_type->elem_type);
+    if (dt == DT_NONE) {
+        ox_fail(m, "input '%s': ONNX data type %d is not supported",
+                vi->name, (int)tp->tensor_type->elem_type);
+        return -1;
+    }
+    for (int i = 0; i < nbinds; i++)
+        if (bind_names(binds[i].name, vi->name, pos)) {
+            if (parse_bind(m, &binds[i], &rank, dims, &value) < 0)
+                return -1;
+            if (value && value->dtype != dt) {
+                ox_fail(m, "--bind %s: the file holds %s values but the "
+                        "input is %s", vi->name, dt_name(value->dtype),
+                        dt_name(dt));
+                tl_tensor_unref(value);
+                return -1;
+            }
+            if (!ox_dims_ok(rank, dims)) {
+                ox_fail(m, "--bind %s: the shape is too large (the limit "
+                        "is 2^40 elements)", vi->name);
+                tl_tensor_unref(value);
+                return -1;
+            }
+            OxValue *v = ox_add(m, vi->name, OX_INPUT, dt, rank, dims);
+            v->cval = value;
+            return 0;
+        }
+    sh = tp->tensor_type->shape;
+    if (!sh) {
+        ox_fail(m, "input '%s' has no shape; give one with --bind %s=SHAPE",
+                vi->name, vi->name);
+        return -1;
+    }
+    if (sh->n_dim > TL_MAX_RANK) {
+        ox_fail(m, "input '%s' has rank %zu (the limit is %d)", vi->name,
+                sh->n_dim, TL_MAX_RANK);
+        return -1;
+    }
+    for (size_t i = 0; i < sh->n_dim; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
+        if (d->value_case !=
+            ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            ox_fail(m, "input '%s' has a symbolic dimension '%s'; give a "
+                    "shape with --bind %s=SHAPE", vi->name,
+                    d->value_case ==
+                            ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
+                        ? d->dim_param : "?",
+                    vi->name);
+            return -1;
+        }
+        if (d->dim_value < 0 || d->dim_value > OX_MAX_DIM) {
+            ox_fail(m, "input '%s': dimension %lld is out of range (0 .. "
+                    "2^31 - 1)", vi->name, (long long)d->dim_value);
+            return -1;
+        }
+        dims[rank++] = d->dim_value;
+    }
+    if (!ox_dims_ok(rank, dims)) {
+        ox_fail(m, "input '%s' is too large (the limit is 2^40 elements)",
+                vi->name);
+        return -1;
+    }
+    ox_add(m, vi->name, OX_INPUT, dt, rank, dims);
+    return 0;
+}
+
+static OxValue *add_const(OxModel *m, const char *name, TlTensor *t)
+{
+    OxValue *v;
+
+    if (ox_find(m, name)) {
+        ox_fail(m, "'%s' is defined twice", name);
+        tl_tensor_unref(t);
+        return NULL;
+    }
+    v = ox_add(m, name, OX_INIT, t->dtype, t->rank, t->shape);
+    v->cval = t;
+    return v;
+}
+
+/* Constant: its value attribute (tensor, or value_float(s)/int(s)). */
+static int op_constant(OxModel *m)
+{
+    const Onnx__AttributeProto *a;
+    TlTensor *t = NULL;
+    char err[200];
+    int64_t n;
+
+    if ((a = ox_attr(m, "value")) && a->t) {
+        if (!(t = ox_tensor_from_proto(m, a->t)))
+            return -1;
+    } else if ((a = ox_attr(m, "value_float")) && a->has_f) {
+        t = tl_tensor_new(DT_F32, 0, NULL, err, sizeof err);
+        *(float *)t->data = a->f;
+    } else if ((a = ox_attr(m, "value_int")) && a->has_i) {
+        t = tl_tensor_new(DT_I64, 0, NULL, err, sizeof err);
+        *(int64_t *)t->data = a->i;
+    } else if ((a = ox_attr(m, "value_floats"))) {
+        n = (int64_t)a->n_floats;
+        t = tl_tensor_new(DT_F32, 1, &n, err, sizeof err);
+        if (n)
+            memcpy(t->data, a->floats, (size_t)n * sizeof(float));
+    } else if ((a = ox_attr(m, "value_ints"))) {
+        n = (int64_t)a->n_ints;
+        t = tl_tensor_new(DT_I64, 1, &n, err, sizeof err);
+        if (n)
+            memcpy(t->data, a->ints, (size_t)n * sizeof(int64_t));
+    } else {
+        ox_unsupported(m, "this form of Constant is not supported");
+        return -1;
+    }
+    if (!t) {
+        ox_unsupported(m, "%s", err);
+        return -1;
+    }
+    if (!m->node->n_output || !*m->node->output[0]) {
+        tl_tensor_unref(t);
+        ox_unsupported(m, "no output");
+        return -1;
+    }
+    return add_const(m, m->node->output[0], t) ? 0 : -1;
+}
+
+static void put_type(TlBuf *b, const OxValue *v)
+{
+    buf_printf(b, "%s[", dt_name(v->dt));
+    for (int i = 0; i < v->rank; i++)
+        buf_printf(b, "%s%lld", i ? ", " : "", (long long)v->dims[i]);
+    buf_putc(b, ']');
+}
+
+static int import_nodes(OxModel *m)
+{
+    Onnx__GraphProto *g = m->g;
+
+    for (size_t i = 0; i < g->n_node && !m->error; i++) {
+        const Onnx__NodeProto *n = g->node[i];
+        OxOpFn fn;
+
+        m->node = n;
+        for (size_t j = 0; j < n->n_input; j++)
+            if (*n->input[j] && !ox_find(m, n->input[j])) {
+                ox_unsupported(m, "input '%s' is not defined before the "
+                               "node (a dangling name or a cycle)",
+                               n->input[j]);
+                return -1;
+            }
+        if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx")) {
+            ox_fail(m, "unsupported op '%s:%s' (node '%s')", n->domain,
+                    n->op_type, n->name ? n->name : "");
+            return -1;
+        }
+        if (!strcmp(n->op_type, "Constant")) {
+            if (op_constant(m) < 0)
+                return -1;
+            continue;
+        }
+        fn = ox_elementwise_op(n->op_type);
+        if (!fn)
+            fn = ox_nn_op(n->op_type);
+        if (!fn)
+            fn = ox_tensor_op(n->op_type);
+        if (!fn)
+            fn = ox_loss_op(n->op_type);
+        if (!fn) {
+            ox_fail(m, "unsupported op '%s' (node '%s')", n->op_type,
+                    n->name && *n->name ? n->name
+                                        : n->n_output ? n->output[0] : "");
+            return -1;
+        }
+        if (fn(m) < 0) {
+            if (!m->error)
+                ox_unsupported(m, "cannot be imported");
+            return -1;
+        }
+    }
+    m->node = NULL;
+    return m->error ? -1 : 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* "# onnx-input: 'x.1' = x_1": an ONNX name that is not the tdsl one,
+ * for `tdsl run` (cli/cmd_run.c reads these lines).  Characters that
+ * cannot stand in a comment become '?'. */
+static void map_line(TlBuf *t, const char *kind, const OxValue *v)
+{
+    buf_printf(t, "# onnx-%s: '", kind);
+    for (const char *c = v->name; *c; c++)
+        buf_putc(t, *c >= 32 && *c < 127 ? *c : '?');
+    buf_printf(t, "' = %s\n", v->id);
+}
+
+/* The text of the program, and the tensors for the weights file. */
+static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
+{
+    Onnx__GraphProto *g = m->g;
+    OxValue **outs = tl_xcalloc(g->n_output + 1, sizeof *outs);
+    TlBuf copies;
+    char *kname;
+    int first = 1;
+
+    buf_init(&copies);
+    /* Outputs that are not computed by a node get a copy stage. */
+    for (size_t i = 0; i < g->n_output; i++) {
+        const char *name = g->output[i]->name;
+        OxValue *v = name ? ox_find(m, name) : NULL;
+        if (!v) {
+            ox_fail(m, "graph output '%s' is not computed by any node",
+                    name ? name : "");
+            free(outs);
+            buf_free(&copies);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (outs[j] == v)
+                v = NULL;
+        if (!v || v->kind != OX_NODE) {
+            OxValue *src = v ? v : ox_find(m, name);
+            OxValue *c = ox_add(m, name, OX_NODE, src->dt, src->rank,
+                                src->dims);
+            buf_printf(&copies, "    # output '%s'\n", name);
+            ox_lhs(&copies, c->id, c->rank);
+            ox_read_bcast(&copies, src, c->rank, c->dims);
+            buf_putc(&copies, '\n');
+            v = c;
+        }
+        outs[i] = v;
+    }
+    buf_printf(t, "# Imported from %s by tdsl import (ONNX opset %d).\n",
+               base_name(m->path), m->opset);
+    for (int i = 0; i < m->nv; i++)
+        if (m->v[i]->kind == OX_INPUT && strcmp(m->v[i]->id, m->v[i]->name))
+            map_line(t, "input", m->v[i]);
+    for (size_t i = 0; i < g->n_output; i++)
+        if (strcmp(outs[i]->id, outs[i]->name))
+            map_line(t, "output", outs[i]);
+    buf_putc(t, '\n');
+    *wts = tl_xcalloc((size_t)m->nv + 1, sizeof **wts);
+    *nw = 0;
+    for (int i = 0; i < m->nv; i++) {
+        OxValue *v = m->v[i];
+        if (v->kind != OX_INIT || !v->used)
+            continue;
+        buf_printf(t, "let %s: ", v->id);
+        put_type(t, v);
+        buf_printf(t, " = load(\"%s\", \"%s\")\n", "WEIGHTS", v->id);
+        (*wts)[*nw].name = v->id;
+        (*wts)[(*nw)++].t = v->cval;
+    }
+    if (*nw)
+        buf_putc(t, '\n');
+    kname = ox_ident(m, g->name && *g->name ? g->name : "model");
+    buf_printf(t, "kernel %s(", kname);
+    for (int i = 0; i < m->nv; i++) {
+        OxValue *v = m->v[i];
+        if (v->kind != OX_INPUT)
+            continue;
+        buf_printf(t, "%s%s: ", first ? "" : ", ", v->id);
+        put_type(t, v);
+        first = 0;
+    }
+    buf_puts(t, ") -> (");
+    for (size_t i = 0; i < g->n_output; i++) {
+        buf_printf(t, "%s%s: ", i ? ", " : "", outs[i]->id);
+        put_type(t, outs[i]);
+    }
+    buf_puts(t, ") {\n");
+    buf_puts(t, m->body.s ? m->body.s : "");
+    buf_puts(t, copies.s ? copies.s : "");
+    buf_puts(t, "}\n");
+    buf_free(&copies);
+    free(outs);
+    return 0;
+}
+
+/* Replaces the WEIGHTS placeholder with the weights file's name. */
+static char *fill_weights(const char *text, const char *wname)
+{
+    TlBuf b;
+    const char *p = text, *q;
+
+    buf_init(&b);
+    while ((q = strstr(p, "\"WEIGHTS\""))) {
+        buf_putn(&b, p, (size_t)(q - p));
+        buf_printf(&b, "\"%s\"", wname);
+        p = q + strlen("\"WEIGHTS\"");
+    }
+    buf_puts(&b, p);
+    return b.s;
+}
+
+static int write_file(const char *path, const char *data, size_t n)
+{
+    char *tmp = tl_xmalloc(strlen(path) + 16);
+    FILE *f;
+    int ok;
+
+    sprintf(tmp, "%s.tmp%d", path, (int)getpid() % 100000);
+    if (!(f = fopen(tmp, "wb"))) {
+        fprintf(stderr, "tdsl: cannot write '%s': %s\n", tmp,
+                strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    ok = fwrite(data, 1, n, f) == n;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        fprintf(stderr, "tdsl: cannot write '%s'\n", path);
+        remove(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Parses, checks and prints the text; NULL after messages. */
+static char *canonical(TlSession *s, const char *out, const char *text)
+{
+    jmp_buf boundary;
+    jmp_buf *outer = s->fatal;
+    TlProgram *volatile prog = NULL;
+    TlBuf b;
+    int nerr = s->nerrors;
+
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0) {
+        prog = tl_parse_string(s, out, text, strlen(text));
+        if (prog && s->nerrors == nerr)
+            tl_check(s, prog);
+    }
+    s->fatal = outer;
+    if (!prog || s->nerrors != nerr) {
+        fprintf(stderr, "%s: the imported source does not check: the "
+                "importer cannot express this model yet\n", out);
+        return NULL;
+    }
+    buf_init(&b);
+    ast_print_program(&b, prog);
+    return b.s;
+}
+
+int tl_onnx_import(TlSession *s, const char *model, const char *out,
+                   const TlOnnxBind *binds, int nbinds)
+{
+    OxModel m;
+    char err[400];
+    TlBuf text;
+    TlNamedTensor *wts = NULL;
+    int nw = 0, rc = -1;
+    char *wpath = NULL, *filled = NULL, *canon = NULL;
+
+    memset(&m, 0, sizeof m);
+    m.path = model;
+    buf_init(&m.body);
+    buf_init(&text);
+    if (!(m.mp = ox_read_model(model, err, sizeof err))) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    m.g = m.mp->graph;
+    m.opset = 1;
+    for (size_t i = 0; i < m.mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = m.mp->opset_import[i];
+        if ((!o->domain || !*o->domain || !strcmp(o->domain, "ai.onnx")) &&
+            o->has_version)
+            m.opset = (int)o->version;
+    }
+    if (ox_check_graph(&m) < 0)
+        goto done;
+    for (size_t i = 0; i < m.g->n_initializer; i++) {
+        const Onnx__TensorProto *p = m.g->initializer[i];
+        TlTensor *t;
+        if (!p->name || !*p->name) {
+            ox_fail(&m, "initializer %zu has no name", i);
+            goto done;
+        }
+        if (!(t = ox_tensor_from_proto(&m, p)) || !add_const(&m, p->name, t))
+            goto done;
+    }
+    for (size_t i = 0, pos = 0; i < m.g->n_input; i++) {
+        int is_init = 0;
+        for (size_t j = 0; j < m.g->n_initializer; j++)
+            if (m.g->input[i]->name && m.g->initializer[j]->name &&
+                !strcmp(m.g->input[i]->name, m.g->initializer[j]->name))
+                is_init = 1;
+        if (!is_init && add_input(&m, m.g->input[i], (int)pos++, binds,
+                                  nbinds) < 0)
+            goto done;
+    }
+    for (int i = 0; i < nbinds; i++) {
+        int found = 0;
+        for (int j = 0, pos = 0; j < m.nv; j++)
+            if (m.v[j]->kind == OX_INPUT &&
+                bind_names(binds[i].name, m.v[j]->name, pos++))
+                found = 1;
+        if (!found) {
+            ox_fail(&m, "--bind %s: the graph has no input '%s'",
+                    binds[i].name, binds[i].name);
+            goto done;
+        }
+    }
+    if (import_nodes(&m) < 0 || build_text(&m, &text, &wts, &nw) < 0)
+        goto done;
+    wpath = tl_xmalloc(strlen(out) + 16);
+    strcpy(wpath, out);
+    if (ends_with(wpath, ".tdsl"))
+        wpath[strlen(wpath) - 5] = 0;
+    strcat(wpath, ".safetensors");
+    filled = fill_weights(text.s, base_name(wpath));
+    /* For debugging the importer: the text before canonicalisation. */
+    if (getenv("TDSL_ONNX_RAW"))
+        fputs(filled, stderr);
+    if (!(canon = canonical(s, out, filled)))
+        goto done;
+    if (nw) {
+        TlBuf w;
+        buf_init(&w);
+        if (tl_safetensors_write_buf(&w, wts, nw, NULL, 0, wpath, err,
+                                     sizeof err) < 0) {
+            fprintf(stderr, "tdsl: %s\n", err);
+            buf_free(&w);
+            goto done;
+        }
+        if (write_file(wpath, w.s, w.len) < 0) {
+            buf_free(&w);
+            goto done;
+        }
+        buf_free(&w);
+    }
+    if (write_file(out, canon, strlen(canon)) < 0)
+        goto done;
+    rc = 0;
+done:
+    for (int i = 0; i < m.nv; i++) {
+        tl_tensor_unref(m.v[i]->cval);
+        free(m.v[i]->name);
+        free(m.v[i]);
+    }
+    free(m.v);
+    for (int i = 0; i < m.nnames; i++)
+        free(m.names[i]);
+    free(m.names);
+    free(wts);
+    free(wpath);
+    free(filled);
+    free(canon);
+    buf_free(&m.body);
+    buf_free(&text);
+    onnx__model_proto__free_unpacked(m.mp, NULL);
+    return rc;
+}

@@ -1,0 +1,100 @@
+/*
+ * onnx_int.h - what the files of the ONNX importer share: the graph
+ * model (values with dtypes, concrete shapes and, for constants, their
+ * data), the emitter's state, and the op tables.  Reading is in
+ * onnx_read.c, the value table and shape helpers in onnx_shape.c, the
+ * ops in onnx_ops_{elementwise,nn,tensor,loss}.c, the driver, the
+ * text and the weights in onnx_emit.c.
+ */
+#ifndef TL_ONNX_INT_H
+#define TL_ONNX_INT_H
+
+#include "interp/interp.h"
+#include "parser/parser.h"
+
+#include "onnx/onnx.pb-c.h"
+
+/* The largest dimension and node count the importer accepts (tensor
+ * sizes are limited by TL_TENSOR_MAX_BYTES). */
+#define OX_MAX_DIM (((int64_t)1 << 31) - 1)
+#define OX_MAX_NODES 100000
+
+enum { OX_INPUT, OX_INIT, OX_NODE };
+
+/* One named tensor of the graph. */
+typedef struct OxValue {
+    char *name;             /* the ONNX name (owned) */
+    char *id;               /* the tdsl identifier */
+    int kind;               /* OX_INPUT, OX_INIT (also Constant), OX_NODE */
+    int used;               /* read by an emitted stage */
+    TlDType dt;
+    int rank;
+    int64_t dims[TL_MAX_RANK];
+    TlTensor *cval;         /* the value when known at import */
+} OxValue;
+
+/* The importer's state for one model. */
+typedef struct OxModel {
+    const char *path;       /* for messages */
+    Onnx__ModelProto *mp;
+    Onnx__GraphProto *g;
+    int opset;
+    OxValue **v;            /* each allocated alone: pointers stay valid */
+    int nv, capv;
+    TlBuf body;             /* the kernel's statements */
+    int error;              /* a message has been printed */
+    int ntmp;               /* counter for fresh intermediate names */
+    char **names;           /* identifiers taken */
+    int nnames, capnames;
+    const Onnx__NodeProto *node;  /* the node being emitted */
+} OxModel;
+
+/* onnx_read.c */
+Onnx__ModelProto *ox_read_model(const char *path, char *err, size_t errlen);
+TlTensor *ox_tensor_from_proto(OxModel *m, const Onnx__TensorProto *p);
+void ox_fail(OxModel *m, const char *fmt, ...) TL_PRINTF(2, 3);
+void ox_unsupported(OxModel *m, const char *fmt, ...) TL_PRINTF(2, 3);
+
+/* onnx_shape.c */
+OxValue *ox_find(OxModel *m, const char *name);
+OxValue *ox_add(OxModel *m, const char *name, int kind, TlDType dt, int rank,
+                const int64_t *dims);
+char *ox_ident(OxModel *m, const char *name);
+int ox_broadcast(OxModel *m, const OxValue *a, const OxValue *b, int *rank,
+                 int64_t *dims);
+/* Appends "id[idx...]" reading v at the output index vars i0.. of an
+ * output of rank orank (numpy broadcasting). */
+void ox_read_bcast(TlBuf *b, OxValue *v, int orank, const int64_t *odims);
+void ox_lhs(TlBuf *b, const char *id, int rank);
+int64_t ox_numel(const OxValue *v);
+int ox_dims_ok(int rank, const int64_t *dims);
+TlDType ox_dtype(int32_t onnx);
+int ox_check_graph(OxModel *m);
+void ox_float_lit(TlBuf *b, double x);
+
+/* Attributes of the current node. */
+const Onnx__AttributeProto *ox_attr(OxModel *m, const char *name);
+int64_t ox_attr_i(OxModel *m, const char *name, int64_t dflt);
+double ox_attr_f(OxModel *m, const char *name, double dflt);
+int ox_attr_ints(OxModel *m, const char *name, int64_t *out, int max);
+
+/* The node's input i, or NULL when absent (or given as ""). */
+OxValue *ox_in(OxModel *m, int i);
+/* Declares the node's output i; the value, or NULL after a message. */
+OxValue *ox_out(OxModel *m, int i, TlDType dt, int rank,
+                const int64_t *dims);
+/* Starts a statement comment for the current node. */
+void ox_comment(OxModel *m);
+
+/* An op: emits the node's stages; 0, or -1 after a message. */
+typedef int (*OxOpFn)(OxModel *m);
+typedef struct OxOp {
+    const char *name;
+    OxOpFn fn;
+} OxOp;
+OxOpFn ox_elementwise_op(const char *name);
+OxOpFn ox_nn_op(const char *name);
+OxOpFn ox_tensor_op(const char *name);
+OxOpFn ox_loss_op(const char *name);
+
+#endif

@@ -1,0 +1,134 @@
+#!/bin/sh
+# conformance.sh - runs ONNX backend tests (libonnx-testdata) through
+# `tdsl import` and `tdsl run`, comparing each output with the test's
+# output_*.pb (rtol 1e-3, atol 1e-5 for floats; exact otherwise).
+#
+# usage: tests/onnx/conformance.sh [-v] [--list FILE] [--update FILE]
+#                                  [TEST...]
+#   TEST       node/test_abs, pytorch-converted/test_AvgPool1d, ...
+#              (default: every test of node, pytorch-converted,
+#              pytorch-operator and simple)
+#   --list F   the tests named in F (one per line, '#' comments)
+#   --update F write the tests that pass to F
+#   -v         one line per test: PASS, FAIL or UNSUPPORTED and why
+# A test whose import fails as it is is tried again with every graph
+# input bound to its test_data_set_0 value (the "folded" form), which
+# folds shape-carrying inputs.  Reproduce one by hand with the commands
+# -v prints.  Exit status: 1 when a test fails, else 0.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tdsl=${TDSL:-$root/tdsl}
+data=${ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}
+verbose=0
+list=
+update=
+tests=
+
+while [ $# -gt 0 ]; do
+    case $1 in
+    -v) verbose=1 ;;
+    --list) list=$2; shift ;;
+    --update) update=$2; shift ;;
+    -*) echo "conformance.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) tests="$tests $1" ;;
+    esac
+    shift
+done
+
+if [ ! -d "$data/node" ]; then
+    echo "conformance.sh: no ONNX test data in $data (install" \
+         "libonnx-testdata)" >&2
+    exit 77
+fi
+if [ -n "$list" ]; then
+    tests="$tests $(sed -e 's/#.*//' "$list")"
+fi
+if [ -z "$(echo $tests)" ]; then
+    tests=$(cd "$data" && ls -d node/*/ pytorch-converted/*/ \
+            pytorch-operator/*/ simple/*/ 2>/dev/null | sed 's,/$,,')
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tdsl-onnx.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+passed=0 failed=0 unsupported=0
+: >"$tmp/passing"
+
+say() {
+    [ $verbose = 1 ] && printf '%s\n' "$*"
+    return 0
+}
+
+for t in $tests; do
+    dir=$data/$t
+    set0=$dir/test_data_set_0
+    out=$tmp/m.tdsl
+    rm -f "$tmp"/m.* "$tmp"/out_*.npy
+    if [ ! -f "$dir/model.onnx" ] || [ ! -d "$set0" ]; then
+        unsupported=$((unsupported + 1))
+        say "UNSUPPORTED $t: no model.onnx or test_data_set_0"
+        continue
+    fi
+    if ! "$tdsl" import "$dir/model.onnx" -o "$out" 2>"$tmp/err"; then
+        binds=
+        i=0
+        for f in "$set0"/input_*.pb; do
+            [ -f "$f" ] || continue
+            binds="$binds --bind #$i=$f"
+            i=$((i + 1))
+        done
+        if [ -z "$binds" ] ||
+           ! "$tdsl" import "$dir/model.onnx" -o "$out" $binds \
+               2>"$tmp/err2"; then
+            unsupported=$((unsupported + 1))
+            say "UNSUPPORTED $t: $(head -n 1 "$tmp/err" | sed "s,$data/,,")"
+            continue
+        fi
+    fi
+    ins= outs=
+    for f in "$set0"/input_*.pb; do
+        [ -f "$f" ] && ins="$ins --in $f"
+    done
+    n=0
+    for f in "$set0"/output_*.pb; do
+        [ -f "$f" ] || continue
+        outs="$outs --out $tmp/out_$n.npy"
+        n=$((n + 1))
+    done
+    # load() paths are relative to the working folder.
+    if ! (cd "$tmp" && "$tdsl" run m.tdsl $ins $outs) >/dev/null \
+            2>"$tmp/err"; then
+        failed=$((failed + 1))
+        say "FAIL $t: run: $(grep -m 1 . "$tmp/err")"
+        continue
+    fi
+    ok=1
+    n=0
+    for f in "$set0"/output_*.pb; do
+        [ -f "$f" ] || continue
+        if ! "$tdsl" import --compare "$tmp/out_$n.npy" "$f" \
+                2>"$tmp/err"; then
+            ok=0
+            say "FAIL $t: output $n: $(tr '\n' ' ' <"$tmp/err")"
+            break
+        fi
+        n=$((n + 1))
+    done
+    if [ $ok = 1 ]; then
+        passed=$((passed + 1))
+        echo "$t" >>"$tmp/passing"
+        say "PASS $t"
+    else
+        failed=$((failed + 1))
+    fi
+done
+
+echo "onnx: $passed passed, $failed failed, $unsupported unsupported"
+if [ -n "$update" ]; then
+    {
+        echo "# ONNX backend tests that pass (tests/onnx/conformance.sh"
+        echo "# --update tests/onnx/passing.txt regenerates this list)."
+        cat "$tmp/passing"
+    } >"$update"
+fi
+[ $failed = 0 ]
