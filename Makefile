@@ -164,7 +164,9 @@ check: all $(UNIT_BIN)
 # coverage and ASan+UBSan, then fuzzes for FUZZ_SECONDS each the front
 # end (lexer, parser, checker, printer; seeds: tests/fuzz/corpus and
 # examples/, tests/fuzz/tdsl.dict lists the tokens) and the .npy and
-# .safetensors readers (seeds: tests/fuzz/corpus_tensorio).
+# .safetensors readers (seeds: tests/fuzz/corpus_tensorio) and the ONNX
+# importer (seeds: tests/fuzz/corpus_onnx, small models of the ONNX
+# test data).
 # New inputs go to build/fuzz/corpus*; a crash, leak or hang stops the
 # run, fails make and leaves the input in build/fuzz/.
 FUZZ_SECONDS = 60
@@ -173,7 +175,7 @@ FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_LIB_OBJ = $(LIB_SRC:%.c=build/fuzzobj/%.o) \
                $(GEN_SRC:build/%.c=build/fuzzobj/gen/%.o)
 FUZZ_LIB = build/fuzzobj/libtdsl.a
-FUZZ_BIN = build/fuzz_front build/fuzz_tensorio
+FUZZ_BIN = build/fuzz_front build/fuzz_tensorio build/fuzz_onnx
 FUZZ_MAIN_OBJ = $(FUZZ_BIN:build/%=build/fuzzobj/tests/fuzz/%.o)
 FUZZ_FLAGS = -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
              -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
@@ -205,7 +207,8 @@ fuzz-cc:
 
 fuzz: $(FUZZ_BIN)
 	rm -rf build/fuzz/seed
-	mkdir -p build/fuzz/corpus build/fuzz/seed build/fuzz/corpus_tensorio
+	mkdir -p build/fuzz/corpus build/fuzz/seed build/fuzz/corpus_tensorio \
+	    build/fuzz/corpus_onnx
 	for f in $(wildcard examples/*.tdsl tests/fuzz/corpus/*); do \
 	    cp "$$f" build/fuzz/seed/ || exit 1; done
 	build/fuzz_front $(FUZZ_FLAGS) -artifact_prefix=build/fuzz/ \
@@ -214,6 +217,8 @@ fuzz: $(FUZZ_BIN)
 	build/fuzz_tensorio $(FUZZ_FLAGS) \
 	    -artifact_prefix=build/fuzz/tensorio- \
 	    build/fuzz/corpus_tensorio tests/fuzz/corpus_tensorio
+	build/fuzz_onnx $(FUZZ_FLAGS) -artifact_prefix=build/fuzz/onnx- \
+	    build/fuzz/corpus_onnx tests/fuzz/corpus_onnx
 
 # Style rule 31: no line over 80 columns (tabs expanded, UTF-8
 # characters counted once) in C, re2c and Lemon sources.  The message

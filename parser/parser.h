@@ -69,4 +69,11 @@ typedef struct TlOnnxBind {
 int tl_onnx_import(TlSession *s, const char *model, const char *out,
                    const TlOnnxBind *binds, int nbinds);
 
+/* The same for a model held in memory (named `name` in messages), with
+ * no binds and no file written: the canonical text is appended to
+ * `text` (naming `out` and its .safetensors, which are not written).
+ * External data is refused.  For the fuzzer and tests. */
+int tl_onnx_import_mem(TlSession *s, const void *data, size_t n,
+                       const char *name, const char *out, TlBuf *text);
+
 #endif

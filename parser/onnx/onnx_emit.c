@@ -437,24 +437,35 @@ static char *canonical(TlSession *s, const char *out, const char *text)
     return b.s;
 }
 
-int tl_onnx_import(TlSession *s, const char *model, const char *out,
-                   const TlOnnxBind *binds, int nbinds)
+/* The model's folder: what precedes the last '/', or ".". */
+static char *dir_of(const char *path)
 {
-    OxModel m;
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 1;
+    char *d = tl_xmalloc(n + 1);
+
+    memcpy(d, slash ? path : ".", n);
+    d[n] = 0;
+    if (slash && !n)
+        strcpy(d, "/");
+    return d;
+}
+
+/* Imports m.mp (owned, freed here).  With mem, the canonical text is
+ * appended to it and no file is written (the weights file's name still
+ * appears in the text); otherwise the text goes to out and the weights
+ * beside it. */
+static int import(TlSession *s, OxModel m, const char *out,
+                  const TlOnnxBind *binds, int nbinds, TlBuf *mem)
+{
     char err[400];
     TlBuf text;
     TlNamedTensor *wts = NULL;
     int nw = 0, rc = -1;
     char *wpath = NULL, *filled = NULL, *canon = NULL;
 
-    memset(&m, 0, sizeof m);
-    m.path = model;
     buf_init(&m.body);
     buf_init(&text);
-    if (!(m.mp = ox_read_model(model, err, sizeof err))) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
     m.g = m.mp->graph;
     m.opset = 1;
     for (size_t i = 0; i < m.mp->n_opset_import; i++) {
@@ -510,6 +521,11 @@ int tl_onnx_import(TlSession *s, const char *model, const char *out,
         fputs(filled, stderr);
     if (!(canon = canonical(s, out, filled)))
         goto done;
+    if (mem) {
+        buf_puts(mem, canon);
+        rc = 0;
+        goto done;
+    }
     if (nw) {
         TlBuf w;
         buf_init(&w);
@@ -545,5 +561,37 @@ done:
     buf_free(&m.body);
     buf_free(&text);
     onnx__model_proto__free_unpacked(m.mp, NULL);
+    free(m.dir);
     return rc;
+}
+
+int tl_onnx_import(TlSession *s, const char *model, const char *out,
+                   const TlOnnxBind *binds, int nbinds)
+{
+    OxModel m;
+    char err[400];
+
+    memset(&m, 0, sizeof m);
+    m.path = model;
+    if (!(m.mp = ox_read_model(model, err, sizeof err))) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    m.dir = dir_of(model);
+    return import(s, m, out, binds, nbinds, NULL);
+}
+
+int tl_onnx_import_mem(TlSession *s, const void *data, size_t n,
+                       const char *name, const char *out, TlBuf *text)
+{
+    OxModel m;
+    char err[400];
+
+    memset(&m, 0, sizeof m);
+    m.path = name;
+    if (!(m.mp = ox_parse_model(data, n, name, err, sizeof err))) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return import(s, m, out, NULL, 0, text);
 }

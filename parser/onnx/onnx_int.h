@@ -36,6 +36,8 @@ typedef struct OxValue {
 /* The importer's state for one model. */
 typedef struct OxModel {
     const char *path;       /* for messages */
+    char *dir;              /* the model's folder (external data); NULL
+                               for a model read from memory */
     Onnx__ModelProto *mp;
     Onnx__GraphProto *g;
     int opset;
@@ -51,6 +53,8 @@ typedef struct OxModel {
 
 /* onnx_read.c */
 Onnx__ModelProto *ox_read_model(const char *path, char *err, size_t errlen);
+Onnx__ModelProto *ox_parse_model(const void *data, size_t n,
+                                 const char *path, char *err, size_t errlen);
 TlTensor *ox_tensor_from_proto(OxModel *m, const Onnx__TensorProto *p);
 void ox_fail(OxModel *m, const char *fmt, ...) TL_PRINTF(2, 3);
 void ox_unsupported(OxModel *m, const char *fmt, ...) TL_PRINTF(2, 3);
