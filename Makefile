@@ -211,14 +211,28 @@ fuzz: $(FUZZ_BIN)
 	    build/fuzz/corpus_onnx
 	for f in $(wildcard examples/*.tdsl tests/fuzz/corpus/*); do \
 	    cp "$$f" build/fuzz/seed/ || exit 1; done
-	build/fuzz_front $(FUZZ_FLAGS) -artifact_prefix=build/fuzz/ \
+	$(call run_fuzzer,front,build/fuzz_front $(FUZZ_FLAGS) \
+	    -artifact_prefix=build/fuzz/ \
 	    $(if $(wildcard tests/fuzz/tdsl.dict),-dict=tests/fuzz/tdsl.dict) \
-	    build/fuzz/corpus build/fuzz/seed
-	build/fuzz_tensorio $(FUZZ_FLAGS) \
+	    build/fuzz/corpus build/fuzz/seed)
+	$(call run_fuzzer,tensorio,build/fuzz_tensorio $(FUZZ_FLAGS) \
 	    -artifact_prefix=build/fuzz/tensorio- \
-	    build/fuzz/corpus_tensorio tests/fuzz/corpus_tensorio
-	build/fuzz_onnx $(FUZZ_FLAGS) -artifact_prefix=build/fuzz/onnx- \
-	    build/fuzz/corpus_onnx tests/fuzz/corpus_onnx
+	    build/fuzz/corpus_tensorio tests/fuzz/corpus_tensorio)
+	$(call run_fuzzer,onnx,build/fuzz_onnx $(FUZZ_FLAGS) \
+	    -artifact_prefix=build/fuzz/onnx- \
+	    build/fuzz/corpus_onnx tests/fuzz/corpus_onnx)
+
+# A fuzzer prints a line per new input, and the code under test prints
+# its diagnostics: millions of lines a minute.  Keep that in
+# build/fuzz/NAME.log and show its last lines (more when it fails).
+run_fuzzer = @echo "fuzz: $(1) for $(FUZZ_SECONDS) s (log: build/fuzz/$(1).log)"; \
+	if $(2) >build/fuzz/$(1).log 2>&1; then \
+	    grep -E '^(Done|\#[0-9]+ +DONE)' build/fuzz/$(1).log | tail -n 2; \
+	    echo "fuzz: $(1): no crash, leak or hang"; \
+	else \
+	    tail -n 80 build/fuzz/$(1).log; \
+	    echo "fuzz: $(1): FAILED (see build/fuzz/$(1).log)"; exit 1; \
+	fi
 
 # Style rule 31: no line over 80 columns (tabs expanded, UTF-8
 # characters counted once) in C, re2c and Lemon sources.  The message
