@@ -29,51 +29,6 @@ static ItpNode *new_node(Comp *C, ItpOp op, const TlExpr *e, TlDType dt)
     return n;
 }
 
-static ItpOp builtin_op(TlBuiltinId id)
-{
-    switch (id) {
-    case BI_SELECT: return I_SELECT;
-    case BI_CLAMP: return I_CLAMP;
-    case BI_MIN: return I_MIN;
-    case BI_MAX: return I_MAX;
-    case BI_POW: return I_POW;
-    case BI_EXP: return I_EXP;
-    case BI_LOG: return I_LOG;
-    case BI_SQRT: return I_SQRT;
-    case BI_RSQRT: return I_RSQRT;
-    case BI_TANH: return I_TANH;
-    case BI_SIGMOID: return I_SIGMOID;
-    case BI_ERF: return I_ERF;
-    case BI_SIN: return I_SIN;
-    case BI_COS: return I_COS;
-    case BI_ABS: return I_ABS;
-    case BI_FLOOR: return I_FLOOR;
-    case BI_CEIL: return I_CEIL;
-    case BI_ROUND: return I_ROUND;
-    default: tl_unreachable();    /* top-level builtins: not in kernels */
-    }
-}
-
-static ItpOp binary_op(TlOp op)
-{
-    switch (op) {
-    case OP_ADD: return I_ADD;
-    case OP_SUB: return I_SUB;
-    case OP_MUL: return I_MUL;
-    case OP_DIV: return I_DIV;
-    case OP_MOD: return I_MOD;
-    case OP_EQ: return I_EQ;
-    case OP_NE: return I_NE;
-    case OP_LT: return I_LT;
-    case OP_LE: return I_LE;
-    case OP_GT: return I_GT;
-    case OP_GE: return I_GE;
-    case OP_AND: return I_AND;
-    case OP_OR: return I_OR;
-    default: tl_unreachable();
-    }
-}
-
 /* A literal's value in its (retyped) dtype. */
 static ItpVal literal(const TlExpr *e)
 {
@@ -178,7 +133,7 @@ static ItpNode *compile_call(Comp *C, const TlExpr *e)
         return n;
     }
     TL_ASSERT(tl_ref_kind(e->sym) == REF_BUILTIN);
-    n = new_node(C, builtin_op(((const TlBuiltin *)e->sym)->id), e,
+    n = new_node(C, itp_builtin_op(((const TlBuiltin *)e->sym)->id), e,
                  e->dtype);
     if (n->op == I_SELECT) {
         TL_ASSERT(e->args.n == 3);
@@ -239,7 +194,7 @@ static ItpNode *compile(Comp *C, const TlExpr *e)
         n->a = compile(C, e->a);
         break;
     case EX_BINARY:
-        n = new_node(C, binary_op(e->op), e, e->dtype);
+        n = new_node(C, itp_op_of(e->op), e, e->dtype);
         n->a = compile(C, e->a);
         n->b = compile(C, e->b);
         /* Both operands of an operator have one dtype (the checker's

@@ -8,27 +8,19 @@
  */
 #include "interp/interp.h"
 #include "parser/parser.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 static void check_name(int line, const TlKernelInfo *k, const char *want)
 {
     if (!k || strcmp(k->name, want)) {
         printf("%s:%d: instance '%s', want '%s'\n", __FILE__, line,
                k ? k->name : "(none)", want);
-        failures++;
+        check_failed();
     }
 }
 
@@ -139,7 +131,5 @@ int main(void)
     tl_session_free(S);
     fclose(diag);
     free(diag_text);
-    if (failures)
-        printf("%d checks failed\n", failures);
-    return failures != 0;
+    return check_done();
 }

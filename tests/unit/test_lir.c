@@ -14,21 +14,13 @@
  */
 #include "codegen/codegen.h"
 #include "interp/eval_int.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(c)                                                         \
-    do {                                                                 \
-        if (!(c)) {                                                      \
-            printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 /* ====================================================================
  * Random numbers (xorshift64*, reproducible everywhere)
@@ -1073,7 +1065,7 @@ static void test_random_exprs(uint64_t seed)
                            "changed the value: %s\n", i,
                            (unsigned long long)seed, b.s);
                     buf_free(&b);
-                    failures++;
+                    check_failed();
                     bad++;
                     trial = 99;
                     break;
@@ -1097,7 +1089,7 @@ static void test_random(uint64_t seed)
         if (!random_case(s, i, &simplified, &evaluated)) {
             printf("  (replay: TDSL_LIR_SEED=%llu, case %d)\n",
                    (unsigned long long)seed, i);
-            failures++;
+            check_failed();
             bad++;
         }
         tl_session_free(s);
@@ -1124,7 +1116,7 @@ static void parse_error(int line, const char *text, const char *want)
     if (f || !err.s || !strstr(err.s, want)) {
         printf("%s:%d: parse of '%s' gave '%s', expected '%s'\n", __FILE__,
                line, text, err.s ? err.s : "(success)", want);
-        failures++;
+        check_failed();
     }
     buf_free(&err);
     tl_session_free(s);
@@ -1250,7 +1242,7 @@ static void verify_error(int line, const char *text, const char *want)
     if (!f || !lir_verify(f, &err) || !strstr(err.s, want)) {
         printf("%s:%d: verify of '%s' gave '%s', expected '%s'\n", __FILE__,
                line, text, err.s ? err.s : "(no problem)", want);
-        failures++;
+        check_failed();
     }
     buf_free(&err);
     tl_session_free(s);
@@ -1383,7 +1375,7 @@ static void prints(int line, const char *text, const char *want)
     if (!f || strcmp(out.s, want ? want : text)) {
         printf("%s:%d: '%s' printed as '%s' %s\n", __FILE__, line, text,
                out.s ? out.s : "", err.s ? err.s : "");
-        failures++;
+        check_failed();
     }
     buf_free(&err);
     buf_free(&out);
@@ -1542,9 +1534,5 @@ int main(void)
     test_damage();
     test_random_exprs(seed);
     test_random(seed);
-    if (failures) {
-        printf("%d failure(s)\n", failures);
-        return 1;
-    }
-    return 0;
+    return check_done();
 }
