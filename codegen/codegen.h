@@ -437,6 +437,21 @@ LStmt *lir_simplify(TlSession *s, LStmt *st);
  * beyond their dtypes (for other passes and tests). */
 LExpr *lir_simplify_expr(TlSession *s, LExpr *e);
 
+/* pipeline.c.  A pass by name: run takes a well-formed function and
+ * returns one (f itself when nothing changed); in_pipeline marks the
+ * passes lir_pipeline runs. */
+typedef struct LPass {
+    const char *name;
+    LFunc *(*run)(TlSession *s, LFunc *f);
+    int in_pipeline;
+} LPass;
+/* The pass called name, or NULL. */
+const LPass *lir_pass_find(const char *name);
+/* The passes of the pipeline in order, each on the last one's result
+ * (printing the IR after each to stderr when TDSL_DEBUG contains
+ * "lower"). */
+LFunc *lir_pipeline(TlSession *s, LFunc *f);
+
 /* end of passes section */
 
 /* ====================================================================

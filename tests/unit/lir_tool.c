@@ -16,13 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    const char *name;
-    LStmt *(*run)(TlSession *, LStmt *);
-} passes[] = {
-    {"simplify", lir_simplify},
-};
-
 static char *read_file(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
@@ -70,16 +63,12 @@ static int run(TlSession *s, LFunc *f, const char *pass)
     int rc = 0;
 
     if (pass) {
-        size_t i;
-        for (i = 0; i < sizeof passes / sizeof passes[0]; i++)
-            if (!strcmp(passes[i].name, pass))
-                break;
-        if (i == sizeof passes / sizeof passes[0]) {
+        const LPass *p = lir_pass_find(pass);
+        if (!p) {
             fprintf(stderr, "lir_tool: unknown pass '%s'\n", pass);
             return 2;
         }
-        g = lir_func(s, f->name, f->params, f->nparams,
-                     passes[i].run(s, f->body));
+        g = p->run(s, f);
     }
     buf_init(&out);
     buf_init(&err);

@@ -1,0 +1,401 @@
+/*
+ * lower_expr.c - symbolic sizes and expressions of the language to
+ * loop-IR expressions: reads (buffers, inlined stages, checked and
+ * padded reads), reductions, built-in functions.
+ */
+#include "codegen/lower_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ====================================================================
+ * Symbolic sizes
+ * ==================================================================== */
+
+static LExpr *atom_lower(Lw *L, const TlSymAtom *a, TlDType dt, TlLoc loc)
+{
+    LOp op;
+
+    if (a->kind == SYM_VAR) {
+        LVar *v = cg_find_var(L, a->var);
+        if (!v) {
+            cg_unsupported(L, loc, arena_printf(&L->s->arena,
+                        "a size that depends on '%s'", a->var->name));
+            return lir_int(L->s, dt, 0);
+        }
+        return to_dt(L, dt, lir_ref(L->s, v));
+    }
+    switch (a->kind) {
+    case SYM_DIV: op = LO_DIV; break;
+    case SYM_MOD: op = LO_MOD; break;
+    case SYM_MIN: op = LO_MIN; break;
+    case SYM_MAX: op = LO_MAX; break;
+    default: op = LO_MUL; break;
+    }
+    return bin(L, op, cg_sym_lower(L, a->a, dt, loc),
+               cg_sym_lower(L, a->b, dt, loc));
+}
+
+LExpr *cg_sym_lower(Lw *L, const TlSymExpr *e, TlDType dt, TlLoc loc)
+{
+    LExpr *r;
+
+    if (!e) {
+        cg_unsupported(L, loc, "a size that is known only while running");
+        return lir_int(L->s, dt, 0);
+    }
+    r = lir_int(L->s, dt, lir_wrap_int(dt, e->c));
+    for (int i = 0; i < e->n; i++) {
+        LExpr *t = atom_lower(L, e->t[i].atom, dt, loc);
+        if (e->t[i].coef != 1)
+            t = bin(L, LO_MUL, lir_int(L->s, dt,
+                                       lir_wrap_int(dt, e->t[i].coef)), t);
+        r = i == 0 && e->c == 0 ? t : bin(L, LO_ADD, r, t);
+    }
+    return r;
+}
+
+/* ====================================================================
+ * Expressions.  Statements an expression needs first (reductions,
+ * range checks) go to `pre`, which runs right before its user.
+ * ==================================================================== */
+
+/* The flat offset (i64) of element idx[] of fi, from its domain start;
+ * clamped into the domain when clamp is set. */
+LExpr *cg_offset(Lw *L, FInfo *fi, int rank, LExpr **idx, int clamp)
+{
+    LExpr *off = i64c(L, 0);
+
+    for (int j = 0; j < rank; j++) {
+        LExpr *x = idx[j];
+        if (clamp) {
+            LExpr *hi = bin(L, LO_SUB, bin(L, LO_ADD, fi->lo[j], fi->ext[j]),
+                            i64c(L, 1));
+            x = bin(L, LO_MIN, bin(L, LO_MAX, x, fi->lo[j]), hi);
+        }
+        x = bin(L, LO_MUL, bin(L, LO_SUB, x, fi->rlo[j]), fi->stride[j]);
+        off = j == 0 ? x : bin(L, LO_ADD, off, x);
+    }
+    return off;
+}
+
+static LExpr *in_range(Lw *L, FInfo *fi, int rank, LExpr **idx)
+{
+    LExpr *ok = NULL;
+
+    for (int j = 0; j < rank; j++) {
+        LExpr *c = bin(L, LO_AND, bin(L, LO_GE, idx[j], fi->lo[j]),
+                       bin(L, LO_LT, idx[j],
+                           bin(L, LO_ADD, fi->lo[j], fi->ext[j])));
+        ok = ok ? bin(L, LO_AND, ok, c) : c;
+    }
+    return ok ? ok : lir_bool(L->s, 1);
+}
+
+/* A read of a compute_inline stage: its value with its index
+ * variables bound to the read's indices (lets in pre). */
+static LExpr *inline_read(Lw *L, TlExpr *e, TlFunc *f, FInfo *fi,
+                          TlRead *r, SList *pre)
+{
+    LExpr *idx[TL_MAX_RANK], *val;
+    int saved = L->nvars, ctx = L->ctx;
+    const TlFunc *vf = fi->vf ? fi->vf : f;
+    SList p = {0};
+    LExpr *ok = NULL;
+
+    TL_ASSERT(r);
+    for (int j = 0; j < f->rank; j++) {
+        LVar *v = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena, "%s.%s",
+                          vf->name, vf->axes[j].var->name)),
+                          lir_type(DT_I32, 1));
+        L->ctx = ctx;
+        idx[j] = to_dt(L, DT_I32, cg_lower_expr(L, e->args.v[j], pre));
+        if (r->mode == READ_CLAMP_EDGE) {
+            LExpr *lo = to_dt(L, DT_I32, fi->lo[j]);
+            LExpr *hi = bin(L, LO_SUB, bin(L, LO_ADD, lo, to_dt(L, DT_I32,
+                            fi->ext[j])), lir_int(L->s, DT_I32, 1));
+            idx[j] = bin(L, LO_MIN, bin(L, LO_MAX, idx[j], lo), hi);
+        }
+        cg_sl_add(pre, lir_let(L->s, v, idx[j]));
+        idx[j] = to_dt(L, DT_I64, lir_ref(L->s, v));
+        if (fi->vf)
+            L->ctx = fi->vctx;
+        cg_map_var(L, vf->axes[j].var, v);
+    }
+    if (fi->vf)
+        L->ctx = fi->vctx;
+    if (r->mode == READ_ZERO_PAD) {
+        /* Lazy like a select: the value's statements run in range. */
+        ok = in_range(L, fi, f->rank, idx);
+        val = to_dt(L, f->dtype, cg_lower_expr(L, vf->value, &p));
+        if (p.n)
+            cg_sl_add(pre, lir_if(L->s, ok, cg_sl_done(L, &p), NULL));
+        free(p.v);
+        L->nvars = saved;
+        L->ctx = ctx;
+        return lir_select(L->s, ok, val,
+                          lir_const(L->s, lir_type(f->dtype, 1), 0));
+    }
+    if (r->check && r->mode == READ_PLAIN) {
+        LExpr *z = i64c(L, 0);
+        ok = in_range(L, fi, f->rank, idx);
+        cg_sl_add(pre, lir_if(L->s, lir_unary(L->s, LO_NOT, ok),
+                           lir_store(L->s, L->err, &z, 1,
+                                     lir_int(L->s, DT_I32, 1)), NULL));
+    }
+    val = to_dt(L, f->dtype, cg_lower_expr(L, vf->value, pre));
+    L->nvars = saved;
+    L->ctx = ctx;
+    return val;
+}
+
+static LExpr *lower_read(Lw *L, TlExpr *e, TlFunc *f, TlRead *r,
+                         SList *pre)
+{
+    FInfo *fi = cg_find_finfo(L, f);
+    LExpr *idx[TL_MAX_RANK], *zero = lir_const(L->s, lir_type(f->dtype, 1), 0);
+    LExpr *off, *ok, *load;
+
+    if (fi && fi->inl)
+        return inline_read(L, e, f, fi, r, pre);
+    if (!fi || !fi->buf || (fi->nest && !fi->live)) {
+        cg_unsupported(L, e->loc, f->kind == FN_CALL ?
+                    "reading the result of a kernel call inside a kernel" :
+                    arena_printf(&L->s->arena, "reading '%s' here", f->name));
+        return zero;
+    }
+    for (int j = 0; j < f->rank; j++)
+        idx[j] = r ? to_dt(L, DT_I64, cg_lower_expr(L, e->args.v[j], pre))
+                   : i64c(L, 0);
+    if (r && r->mode == READ_CLAMP_EDGE) {
+        off = cg_offset(L, fi, f->rank, idx, 1);
+        return lir_load(L->s, fi->buf, &off, 1);
+    }
+    off = cg_offset(L, fi, f->rank, idx, 0);
+    load = lir_load(L->s, fi->buf, &off, 1);
+    if (r && r->mode == READ_ZERO_PAD)
+        return lir_select(L->s, in_range(L, fi, f->rank, idx), load, zero);
+    if (!r || !r->check)
+        return load;
+    /* Not proven in range: flag the error, read nothing. */
+    ok = in_range(L, fi, f->rank, idx);
+    {
+        LExpr *z = i64c(L, 0);
+        cg_sl_add(pre, lir_if(L->s, lir_unary(L->s, LO_NOT, ok),
+                           lir_store(L->s, L->err, &z, 1,
+                                     lir_int(L->s, DT_I32, 1)), NULL));
+    }
+    return lir_select(L->s, ok, load, zero);
+}
+
+/* The identity of red's operation in dt, or NULL after reporting. */
+LExpr *cg_red_identity(Lw *L, TlExpr *e, TlReduce *red, TlDType dt)
+{
+    LType t = lir_type(dt, 1);
+    LExpr *init;
+    int up = red->op == RD_MAX;
+
+    switch (red->op) {
+    case RD_SUM: init = lir_const(L->s, t, 0); break;
+    case RD_PROD: init = lir_const(L->s, t, 1); break;
+    case RD_MAX:
+    case RD_MIN:
+        if (dt_is_float(dt))
+            init = lir_float(L->s, dt, up ? -1.0 / 0.0 : 1.0 / 0.0);
+        else if (dt == DT_BOOL)
+            init = lir_bool(L->s, !up);
+        else
+            init = lir_int(L->s, dt, up ? lir_int_min(dt) : lir_int_max(dt));
+        break;
+    default:
+        cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'%s'",
+                                            op_spelling(red->op)));
+        return NULL;
+    }
+    return init;
+}
+
+LExpr *cg_red_combine(Lw *L, TlReduce *red, LExpr *cur, LExpr *val)
+{
+    switch (red->op) {
+    case RD_SUM: return bin(L, LO_ADD, cur, val);
+    case RD_PROD: return bin(L, LO_MUL, cur, val);
+    case RD_MAX: return bin(L, LO_MAX, cur, val);
+    default: return bin(L, LO_MIN, cur, val);
+    }
+}
+
+static LExpr *lower_reduce(Lw *L, TlExpr *e, TlReduce *red, SList *pre)
+{
+    TlDType dt = e->dtype;
+    LType t = lir_type(dt, 1);
+    const char *st = red->func ? red->func->name : "red";
+    LVar *acc = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                           "%s.acc", st)), dt);
+    LExpr *z = i64c(L, 0), *init, *val, *cur;
+    SList body = {0};
+    LStmt *loop;
+
+    if (red == L->red_sub)
+        return L->red_val;
+    if (!(init = cg_red_identity(L, e, red, dt)))
+        return lir_const(L->s, t, 0);
+    cg_sl_add(pre, lir_alloc(L->s, acc, LM_STACK, &(LExpr *){i64c(L, 1)}, 1));
+    cg_sl_add(pre, lir_store(L->s, acc, &z, 1, init));
+    for (int i = 0; i < red->nrvars; i++) {
+        TlVar *rv = red->rvars[i];
+        cg_map_var(L, rv, lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                               "%s.%s", st, rv->name)), lir_type(DT_I32, 1)));
+    }
+    val = cg_lower_expr(L, e->a, &body);
+    cur = lir_load(L->s, acc, &z, 1);
+    val = cg_red_combine(L, red, cur, val);
+    cg_sl_add(&body, lir_store(L->s, acc, &z, 1, val));
+    loop = cg_sl_done(L, &body);
+    for (int i = red->nrvars - 1; i >= 0; i--) {
+        TlVar *rv = red->rvars[i];
+        LExpr *lo = cg_sym_lower(L, rv->lo, DT_I32, e->loc);
+        LExpr *hi = bin(L, LO_ADD, lo, cg_sym_lower(L, rv->extent, DT_I32,
+                                                  e->loc));
+        loop = lir_for(L->s, LP_SERIAL, 0, NULL, cg_find_var(L, rv), lo, hi,
+                       loop);
+    }
+    cg_sl_add(pre, loop);
+    return lir_load(L->s, acc, &z, 1);
+}
+
+static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
+{
+    LExpr *a[3];
+    int n = e->args.n;
+    LCall fn;
+
+    if (n > 3) n = 3;
+    if (b->id == BI_SELECT) {
+        /* Lazy: each side's statements run only when it is chosen. */
+        LExpr *c = cg_lower_expr(L, e->args.v[0], pre);
+        SList p1 = {0}, p2 = {0};
+        a[1] = cg_lower_expr(L, e->args.v[1], &p1);
+        a[2] = cg_lower_expr(L, e->args.v[2], &p2);
+        if (p1.n)
+            cg_sl_add(pre, lir_if(L->s, c, cg_sl_done(L, &p1), NULL));
+        if (p2.n)
+            cg_sl_add(pre, lir_if(L->s, lir_unary(L->s, LO_NOT, c),
+                               cg_sl_done(L, &p2), NULL));
+        free(p1.v);
+        free(p2.v);
+        return lir_select(L->s, c, a[1], a[2]);
+    }
+    for (int i = 0; i < n; i++)
+        a[i] = cg_lower_expr(L, e->args.v[i], pre);
+    switch (b->id) {
+    case BI_CLAMP:
+        return bin(L, LO_MIN, bin(L, LO_MAX, a[0], a[1]), a[2]);
+    case BI_MIN: return bin(L, LO_MIN, a[0], a[1]);
+    case BI_MAX: return bin(L, LO_MAX, a[0], a[1]);
+    case BI_POW: fn = LC_POW; break;
+    case BI_EXP: fn = LC_EXP; break;
+    case BI_LOG: fn = LC_LOG; break;
+    case BI_SQRT: fn = LC_SQRT; break;
+    case BI_RSQRT: fn = LC_RSQRT; break;
+    case BI_TANH: fn = LC_TANH; break;
+    case BI_SIGMOID: fn = LC_SIGMOID; break;
+    case BI_ERF: fn = LC_ERF; break;
+    case BI_SIN: fn = LC_SIN; break;
+    case BI_COS: fn = LC_COS; break;
+    case BI_ABS: fn = LC_ABS; break;
+    case BI_FLOOR: fn = LC_FLOOR; break;
+    case BI_CEIL: fn = LC_CEIL; break;
+    case BI_ROUND: fn = LC_ROUND; break;
+    default:
+        cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'%s'", b->name));
+        return lir_const(L->s, lir_type(e->dtype, 1), 0);
+    }
+    return lir_call(L->s, fn, a, n);
+}
+
+LOp cg_map_op(TlOp op)
+{
+    switch (op) {
+    case OP_ADD: return LO_ADD;
+    case OP_SUB: return LO_SUB;
+    case OP_MUL: return LO_MUL;
+    case OP_DIV: return LO_DIV;
+    case OP_MOD: return LO_MOD;
+    case OP_EQ: return LO_EQ;
+    case OP_NE: return LO_NE;
+    case OP_LT: return LO_LT;
+    case OP_LE: return LO_LE;
+    case OP_GT: return LO_GT;
+    case OP_GE: return LO_GE;
+    case OP_AND: return LO_AND;
+    case OP_OR: return LO_OR;
+    case OP_NEG: return LO_NEG;
+    case OP_NOT: return LO_NOT;
+    default: return LO__COUNT;
+    }
+}
+
+LExpr *cg_lower_expr(Lw *L, TlExpr *e, SList *pre)
+{
+    TlDType dt = e->dtype;
+
+    if (dt == DT_F16 || dt == DT_BF16) {
+        cg_unsupported(L, e->loc, "f16 and bf16 arithmetic");
+        return lir_int(L->s, DT_I32, 0);
+    }
+    switch (e->kind) {
+    case EX_INT:
+    case EX_BOOL:
+        if (dt_is_float(dt))
+            return lir_float(L->s, dt, (double)e->ival);
+        return lir_int(L->s, dt, lir_wrap_int(dt, e->ival));
+    case EX_FLOAT:
+        return lir_float(L->s, dt, e->fval);
+    case EX_NAME: {
+        TlRefKind rk = tl_ref_kind(e->sym);
+        if (rk == REF_VAR) {
+            LVar *v = cg_find_var(L, e->sym);
+            if (v)
+                return to_dt(L, dt, lir_ref(L->s, v));
+        } else if (rk == REF_FUNC) {
+            return lower_read(L, e, e->sym, NULL, pre);
+        }
+        cg_unsupported(L, e->loc, arena_printf(&L->s->arena,
+                                            "the name '%s' here", e->str));
+        return lir_const(L->s, lir_type(dt, 1), 0);
+    }
+    case EX_INDEX:
+        if (tl_ref_kind(e->sym) == REF_READ) {
+            TlRead *r = e->sym;
+            return lower_read(L, e, r->func, r, pre);
+        }
+        break;
+    case EX_REDUCE:
+        if (tl_ref_kind(e->sym) == REF_REDUCE)
+            return lower_reduce(L, e, e->sym, pre);
+        break;
+    case EX_CAST:
+        return to_dt(L, dt, cg_lower_expr(L, e->a, pre));
+    case EX_UNARY:
+        return lir_unary(L->s, cg_map_op(e->op), cg_lower_expr(L, e->a, pre));
+    case EX_BINARY: {
+        LExpr *a = cg_lower_expr(L, e->a, pre);
+        LExpr *b = cg_lower_expr(L, e->b, pre);
+        if (cg_map_op(e->op) == LO__COUNT)
+            break;
+        return bin(L, cg_map_op(e->op), a, b);
+    }
+    case EX_CALL:
+        if (tl_ref_kind(e->sym) == REF_BUILTIN)
+            return lower_builtin(L, e, e->sym, pre);
+        cg_unsupported(L, e->loc, tl_ref_kind(e->sym) == REF_EXTERN ?
+                    "calling an extern function" :
+                    "a kernel call inside a kernel");
+        return lir_const(L->s, lir_type(dt, 1), 0);
+    default:
+        break;
+    }
+    cg_unsupported(L, e->loc, "this expression");
+    return lir_const(L->s, lir_type(dt == DT_NONE ? DT_I32 : dt, 1), 0);
+}

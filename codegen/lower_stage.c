@@ -1,0 +1,190 @@
+/*
+ * lower_stage.c - one stage's loop nests: its default nest, the nest
+ * the schedule gives (sched_apply.c) turned into loops, and updates
+ * (initialization, accumulation, what surrounds the reduction).
+ */
+#include "codegen/lower_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What a stage's loop nest stores per element. */
+typedef enum {
+    SM_VALUE,       /* the stage's value */
+    SM_INIT,        /* red's identity */
+    SM_UPDATE,      /* buf op red's body (the nest has red's loops) */
+    SM_FINAL        /* the value, red reading as buf */
+} StageMode;
+
+/* Stage f over its domain, storing into its buffer, in the loop nest
+ * its schedule gives (sched_apply.c). */
+static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
+                          StageMode mode, TlReduce *red)
+{
+    SList body = {0}, top = {0};
+    LExpr *idx[TL_MAX_RANK], *val, *off, *guard = NULL;
+    LStmt *st;
+    int sites = mode == SM_VALUE || mode == SM_UPDATE;
+
+    /* The producers computed inside this nest can be read here. */
+    for (int i = 0; sites && i < L->nfs; i++)
+        if (L->fs[i].nest && L->fs[i].nest->at_func == f &&
+            L->fs[i].ctx == L->ctx)
+            L->fs[i].live = 1;
+
+    for (int j = 0; j < f->rank; j++) {
+        TlVar *av = f->axes[j].var;
+        LVar *v;
+        if (!av) {
+            cg_unsupported(L, f->loc, "a stage without index variables");
+            return lir_nop(L->s);
+        }
+        v = lir_var(L->s, arena_printf(&L->s->arena, "%s.%s", f->name,
+                                       av->name), lir_type(DT_I32, 1));
+        cg_map_var(L, av, v);
+        idx[j] = to_dt(L, DT_I64, lir_ref(L->s, v));
+    }
+    off = cg_offset(L, fi, f->rank, idx, 0);
+    if (mode == SM_UPDATE)
+        for (int r = 0; r < red->nrvars; r++)
+            cg_map_var(L, red->rvars[r], lir_var(L->s, arena_printf(
+                    &L->s->arena, "%s.%s", f->name, red->rvars[r]->name),
+                    lir_type(DT_I32, 1)));
+    switch (mode) {
+    case SM_INIT:
+        val = cg_red_identity(L, red->expr, red, f->dtype);
+        if (!val)
+            return lir_nop(L->s);
+        break;
+    case SM_UPDATE:
+        val = cg_red_combine(L, red, lir_load(L->s, fi->buf, &off, 1),
+                          to_dt(L, f->dtype, cg_lower_expr(L, red->expr->a,
+                                                        &body)));
+        break;
+    case SM_FINAL:
+        L->red_sub = red;
+        L->red_val = lir_load(L->s, fi->buf, &off, 1);
+        val = to_dt(L, f->dtype, cg_lower_expr(L, f->value, &body));
+        L->red_sub = NULL;
+        break;
+    default:
+        val = to_dt(L, f->dtype, cg_lower_expr(L, f->value, &body));
+        break;
+    }
+    cg_sl_add(&body, lir_store(L->s, fi->buf, &off, 1, val));
+    st = cg_sl_done(L, &body);
+    for (int g = 0; g < n->nguards; g++)
+        guard = guard ? bin(L, LO_AND, guard, n->guards[g]) : n->guards[g];
+    if (guard)
+        st = lir_if(L->s, guard, st, NULL);
+    /* The variables the directives replaced, the latest first (it may
+     * define one an earlier definition uses), then the axis variables:
+     * lo + the default loop's variable. */
+    for (int d = n->ndefs - 1; d >= f->rank + n->nrv; d--)
+        cg_sl_add(&top, lir_let(L->s, n->defvar[d], n->defval[d]));
+    for (int j = 0; j < f->rank; j++)
+        cg_sl_add(&top, lir_let(L->s, cg_find_var(L, f->axes[j].var),
+                             bin(L, LO_ADD, to_dt(L, DT_I32, fi->rlo[j]),
+                                 lir_ref(L->s, n->defvar[j]))));
+    for (int r = 0; r < n->nrv; r++) {
+        TlVar *rv = red->rvars[r];
+        cg_sl_add(&top, lir_let(L->s, cg_find_var(L, rv), bin(L, LO_ADD,
+                             cg_sym_lower(L, rv->lo, DT_I32, f->loc),
+                             lir_ref(L->s, n->defvar[f->rank + r]))));
+    }
+    cg_sl_add(&top, st);
+    st = cg_sl_done(L, &top);
+    for (int i = n->nloops - 1; i >= 0; i--) {
+        CgLoop *l = &n->loops[i];
+        if (sites)
+            st = cg_site(L, f, fi, n, i, st);
+        st = lir_for(L->s, l->kind, l->width, NULL, l->lv, lir_int(L->s,
+                     DT_I32, 0), l->extent, st);
+    }
+    for (int i = 0; sites && i < L->nfs; i++)
+        if (L->fs[i].nest && L->fs[i].nest->at_func == f &&
+            L->fs[i].ctx == L->ctx)
+            L->fs[i].live = 0;
+    return st;
+}
+
+/* The default nest of f: one loop per axis over its extent; defs[j]
+ * holds axis j's default loop variable (so that directives that
+ * replace it define it again). */
+void cg_default_nest(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
+                     TlReduce *red)
+{
+    int nl;
+
+    memset(n, 0, sizeof *n);
+    for (int j = 0; j < f->rank && j < CG_MAX_LOOPS; j++) {
+        TlVar *av = f->axes[j].var;
+        LVar *v = lir_var(L->s, arena_printf(&L->s->arena, "%s.%s.l0",
+                          f->name, av ? av->name : "_"), lir_type(DT_I32, 1));
+        n->loops[j].tv = av;
+        n->loops[j].lv = v;
+        n->loops[j].extent = to_dt(L, DT_I32, fi->rext[j]);
+        n->loops[j].kind = LP_SERIAL;
+        n->defvar[j] = v;
+        n->defval[j] = NULL;
+    }
+    nl = f->rank;
+    /* With an update: red's loops innermost, in the order written. */
+    for (int r = 0; red && r < red->nrvars && nl < CG_MAX_LOOPS && r < 26;
+         r++, nl++) {
+        TlVar *rv = red->rvars[r];
+        LVar *v = lir_var(L->s, arena_printf(&L->s->arena, "%s.%s.l0",
+                          f->name, rv->name), lir_type(DT_I32, 1));
+        n->loops[nl].tv = rv;
+        n->loops[nl].lv = v;
+        n->loops[nl].extent = cg_sym_lower(L, rv->extent, DT_I32, f->loc);
+        n->loops[nl].kind = LP_SERIAL;
+        n->loops[nl].rkey = arena_printf(&L->s->arena, "%c", 'a' + r);
+        n->defvar[nl] = v;
+        n->defval[nl] = NULL;
+        n->nrv++;
+        n->red = red;
+    }
+    n->nloops = n->ndefs = nl;
+}
+/* Stage f's loop nests into out: one, or for an update the
+ * initialization, the update and what surrounds the reduction. */
+void cg_emit_stage(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
+                   TlReduce *red, SList *out)
+{
+    CgNest *plain;
+
+    if (!red) {
+        cg_sl_add(out, stage_loops(L, f, fi, n, SM_VALUE, NULL));
+        return;
+    }
+    plain = tl_xmalloc(sizeof *plain);
+    cg_default_nest(L, f, fi, plain, NULL);
+    cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, red));
+    cg_sl_add(out, stage_loops(L, f, fi, n, SM_UPDATE, red));
+    if (f->value != red->expr) {
+        cg_default_nest(L, f, fi, plain, NULL);
+        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_FINAL, red));
+    }
+    free(plain);
+}
+
+/* A stage computed at a loop of its consumer: its region's variables
+ * (bound by `cg_site`) replace its domain as what it computes and
+ * stores. */
+void cg_at_region(Lw *L, TlFunc *f, FInfo *fi)
+{
+    LType t = lir_type(DT_I64, 1);
+
+    for (int j = 0; j < f->rank; j++) {
+        fi->rlov[j] = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                              "%s.rlo%d", f->name, j)), t);
+        fi->rextv[j] = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                               "%s.rn%d", f->name, j)), t);
+        fi->stv[j] = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                             "%s.rs%d", f->name, j)), t);
+        fi->rlo[j] = lir_ref(L->s, fi->rlov[j]);
+        fi->rext[j] = lir_ref(L->s, fi->rextv[j]);
+        fi->stride[j] = lir_ref(L->s, fi->stv[j]);
+    }
+}

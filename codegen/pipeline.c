@@ -1,0 +1,67 @@
+/*
+ * pipeline.c - the passes over the loop IR, by name, and the pipeline
+ * that lowering runs: the passes in order, each on the result of the
+ * one before.  A new pass is one line in `passes` (the pipeline runs
+ * those marked so, in the order listed), and the IR golden tests can
+ * run it by name (tests/unit/lir_tool.c).
+ *
+ * With TDSL_DEBUG containing "lower" in the environment, the function
+ * is printed to stderr after lowering and after each pass.
+ */
+#include "codegen/codegen_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static LFunc *run_simplify(TlSession *s, LFunc *f)
+{
+    LStmt *b = lir_simplify(s, f->body);
+    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+}
+
+/* In pipeline order. */
+static const LPass passes[] = {
+    {"simplify", run_simplify, 1},
+};
+
+const LPass *lir_pass_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+        if (!strcmp(passes[i].name, name))
+            return &passes[i];
+    return NULL;
+}
+
+static void log_pass(const char *pass, const LFunc *before, const LFunc *f)
+{
+    const char *d = getenv("TDSL_DEBUG");
+    TlBuf b;
+
+    if (!d || !strstr(d, "lower"))
+        return;
+    buf_init(&b);
+    buf_printf(&b, "# after %s", pass);
+    if (before == f) {
+        buf_puts(&b, " (unchanged)\n");
+    } else {
+        buf_putc(&b, '\n');
+        lir_print_func(&b, f);
+    }
+    fputs(b.s, stderr);
+    buf_free(&b);
+}
+
+LFunc *lir_pipeline(TlSession *s, LFunc *f)
+{
+    log_pass("lowering", NULL, f);
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
+        LFunc *g;
+        if (!passes[i].in_pipeline)
+            continue;
+        g = passes[i].run(s, f);
+        log_pass(passes[i].name, f, g);
+        f = g;
+    }
+    return f;
+}
