@@ -61,7 +61,8 @@ LIB = build/libtdsl.a
 
 # Public headers: everything in a module folder but <module>_int.h.
 PUBLIC_H = $(filter-out %_int.h,$(wildcard lang/*.h parser/*.h \
-                                  interp/*.h codegen/*.h stdlib/*.h))
+                                  interp/*.h codegen/*.h codegen/acc/*.h \
+                                  stdlib/*.h))
 STDLIB_TDSL = $(shell find stdlib -name '*.tdsl' 2>/dev/null)
 
 # ------------------------------------------------------------------
