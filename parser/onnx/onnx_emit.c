@@ -228,6 +228,8 @@ static int import_nodes(OxModel *m)
     for (size_t i = 0; i < g->n_node && !m->error; i++) {
         const Onnx__NodeProto *n = g->node[i];
         OxOpFn fn;
+        int foldable, *used;
+        size_t start;
 
         m->node = n;
         for (size_t j = 0; j < n->n_input; j++)
@@ -260,11 +262,20 @@ static int import_nodes(OxModel *m)
                                         : n->n_output ? n->output[0] : "");
             return -1;
         }
+        foldable = ox_foldable(m);
+        start = m->body.len;
+        used = tl_xcalloc(n->n_input + 1, sizeof *used);
+        for (size_t j = 0; j < n->n_input; j++)
+            used[j] = *n->input[j] && ox_find(m, n->input[j])->used;
         if (fn(m) < 0) {
+            free(used);
             if (!m->error)
                 ox_unsupported(m, "cannot be imported");
             return -1;
         }
+        if (foldable)
+            ox_fold(m, start, used);
+        free(used);
     }
     m->node = NULL;
     return m->error ? -1 : 0;

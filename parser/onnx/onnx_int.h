@@ -76,6 +76,14 @@ TlDType ox_dtype(int32_t onnx);
 int ox_check_graph(OxModel *m);
 void ox_float_lit(TlBuf *b, double x);
 
+/* onnx_fold.c: is the current node computable at import (every input
+ * a constant)?  After its op emitted its stages from body_start on,
+ * ox_fold runs them on the interpreter, makes the outputs constants
+ * and takes the stages back; 0, or -1 (nothing changed) when it cannot.
+ * used_before[i]: the `used` flag of node input i before the op ran. */
+int ox_foldable(OxModel *m);
+int ox_fold(OxModel *m, size_t body_start, const int *used_before);
+
 /* Attributes of the current node. */
 const Onnx__AttributeProto *ox_attr(OxModel *m, const char *name);
 int64_t ox_attr_i(OxModel *m, const char *name, int64_t dflt);
