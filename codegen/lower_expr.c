@@ -25,6 +25,16 @@ static LExpr *atom_lower(Lw *L, const TlSymAtom *a, TlDType dt, TlLoc loc)
         }
         return to_dt(L, dt, lir_ref(L->s, v));
     }
+    if (a->kind == SYM_SEL)
+        return lir_select(L->s,
+                          bin(L, LO_NE, cg_sym_lower(L, a->c, dt, loc),
+                              lir_int(L->s, dt, 0)),
+                          cg_sym_lower(L, a->a, dt, loc),
+                          cg_sym_lower(L, a->b, dt, loc));
+    if (a->kind == SYM_LT || a->kind == SYM_EQ)
+        return to_dt(L, dt, bin(L, a->kind == SYM_LT ? LO_LT : LO_EQ,
+                                cg_sym_lower(L, a->a, dt, loc),
+                                cg_sym_lower(L, a->b, dt, loc)));
     switch (a->kind) {
     case SYM_DIV: op = LO_DIV; break;
     case SYM_MOD: op = LO_MOD; break;

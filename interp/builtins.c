@@ -332,6 +332,36 @@ static int eval_string(TlInterp *ip, TlExpr *e, char **s)
     return 0;
 }
 
+/* A relative path of load or save is taken from the folder of the file
+ * the call is written in (SPEC 11.2), so `tdsl dir/script.tdsl` finds
+ * dir/x.npy from anywhere; REPL inputs have no folder and use the
+ * current one.  Replaces *path (malloc'd) when it changes. */
+static int script_relative(TlInterp *ip, TlLoc loc, char **path)
+{
+    const char *src, *slash;
+    size_t nd, np;
+    char *p;
+
+    if ((*path)[0] == '/' || (*path)[0] == '\0' || loc.file < 0 ||
+        loc.file >= ip->s->nsrc)
+        return 0;
+    src = ip->s->src[loc.file].path;
+    slash = src ? strrchr(src, '/') : NULL;
+    if (!slash)
+        return 0;
+    nd = (size_t)(slash - src);
+    np = strlen(*path);
+    p = malloc(nd + 1 + np + 1);
+    if (!p)
+        return -1;
+    memcpy(p, src, nd);
+    p[nd] = '/';
+    memcpy(p + nd + 1, *path, np + 1);
+    free(*path);
+    *path = p;
+    return 0;
+}
+
 static int bi_load(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
 {
     char *path = NULL, *key = NULL;
@@ -340,7 +370,8 @@ static int bi_load(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
     int r = -1;
 
     if (eval_string(ip, a->pos[0], &path) < 0 ||
-        (a->npos > 1 && eval_string(ip, a->pos[1], &key) < 0))
+        (a->npos > 1 && eval_string(ip, a->pos[1], &key) < 0) ||
+        script_relative(ip, e->loc, &path) < 0)
         goto done;
     if (ends_with(path, ".npy")) {
         if (key) {
@@ -379,7 +410,8 @@ static int bi_save(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
     t = itp_value_tensor(&v);
     itp_value_free(&v);
     TL_ASSERT(t);
-    if (eval_string(ip, a->pos[1], &path) < 0)
+    if (eval_string(ip, a->pos[1], &path) < 0 ||
+        script_relative(ip, e->loc, &path) < 0)
         goto done;
     if (ends_with(path, ".npy")) {
         ok = tl_npy_write(path, t, err, sizeof err) == 0;

@@ -142,6 +142,16 @@ static Ival ival_atom(Chk *c, const TlSymAtom *at)
     }
     case SYM_MUL:
         return ival_mul(c, ival_of(c, at->a), ival_of(c, at->b));
+    case SYM_LT:
+    case SYM_EQ:
+        return mk(sym_const(a, 0), sym_const(a, 1));
+    case SYM_SEL: {
+        /* Either side may be taken: the hull of both. */
+        Ival x = ival_of(c, at->a), y = ival_of(c, at->b);
+        if (!x.lo || !y.lo)
+            return unknown;
+        return mk(sym_min(a, x.lo, y.lo), sym_max(a, x.hi, y.hi));
+    }
     }
     return unknown;
 }

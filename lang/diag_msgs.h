@@ -157,6 +157,7 @@ X(PACK_LENGTH, ERROR, "shape pack '..%s' of '%s' has %d %s from '%s' but %d from
 X(PACK_INDEX_COUNT, ERROR, "'%s' has rank %d but %d %s given: '..%s' stands for %d %s here")
 X(PACK_INDEX_RANK, ERROR, "'%s' has rank %d, too small for %d %s besides '..%s'")
 X(PACK_LENGTH_UNKNOWN, ERROR, "cannot tell how many index variables '..%s' of '%s' stands for")
+X(SHAPE_COND, ERROR, "the condition of a select in a shape must compare integer expressions (== != < <= > >=, joined by && || !)")
 /* end of checker shapes section */
 
 /* ---- checker: schedules --------------------------------------------- */

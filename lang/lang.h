@@ -766,17 +766,22 @@ TlRefKind tl_ref_kind(const void *sym);
  * order.  An atom is a variable (size variable, scalar parameter,
  * index or reduction variable) or an opaque operation on two
  * expressions: floor division, modulo (sign of the divisor, as `%`),
- * min, max, or the product of two non-constant expressions.  Equal
- * normal forms mean equal values; a NULL TlSymExpr means "unknown"
- * everywhere it is accepted. */
+ * min, max, the product of two non-constant expressions, the 0/1
+ * value of a < b or a == b (conditions of shapes: `&&` is min, `||`
+ * max, `!c` is 1 - c), or select(c, a, b): a where c != 0, else b.
+ * Equal normal forms mean equal values; a NULL TlSymExpr means
+ * "unknown" everywhere it is accepted. */
 
-typedef enum { SYM_VAR, SYM_DIV, SYM_MOD, SYM_MIN, SYM_MAX, SYM_MUL }
-    TlSymAtomKind;
+typedef enum {
+    SYM_VAR, SYM_DIV, SYM_MOD, SYM_MIN, SYM_MAX, SYM_MUL,
+    SYM_LT, SYM_EQ, SYM_SEL
+} TlSymAtomKind;
 
 typedef struct TlSymAtom {
     TlSymAtomKind kind;
     TlVar *var;                     /* SYM_VAR */
     const TlSymExpr *a, *b;         /* the others */
+    const TlSymExpr *c;             /* SYM_SEL: the condition */
 } TlSymAtom;
 
 typedef struct TlSymTerm {

@@ -51,6 +51,16 @@ TL_INTERNAL TlSymExpr *sym_min(TlArena *a, const TlSymExpr *x,
                                const TlSymExpr *y);
 TL_INTERNAL TlSymExpr *sym_max(TlArena *a, const TlSymExpr *x,
                                const TlSymExpr *y);
+/* The 0/1 values of x < y and x == y: constants when provable, else
+ * opaque. */
+TL_INTERNAL TlSymExpr *sym_lt(TlArena *a, const TlSymExpr *x,
+                              const TlSymExpr *y);
+TL_INTERNAL TlSymExpr *sym_eq(TlArena *a, const TlSymExpr *x,
+                              const TlSymExpr *y);
+/* x where the 0/1 condition c is 1, else y; folded when c is known or
+ * x and y are equal. */
+TL_INTERNAL TlSymExpr *sym_sel(TlArena *a, const TlSymExpr *c,
+                               const TlSymExpr *x, const TlSymExpr *y);
 
 /* Total order (0: structurally equal); NULL sorts first. */
 TL_INTERNAL int sym_cmp(const TlSymExpr *x, const TlSymExpr *y);

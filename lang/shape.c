@@ -24,6 +24,39 @@ static int int_typed(const TlExpr *e)
     return e->dtype == DT_NONE || dt_is_int(e->dtype);
 }
 
+/* The 0/1 value of condition e: comparisons of integer expressions,
+ * `&&`, `||`, `!`, true and false; NULL for anything else. */
+static TlSymExpr *shp_cond(Chk *c, const TlExpr *e, int loopvars)
+{
+    TlArena *a = c->a;
+    TlSymExpr *x, *y, *one = sym_const(a, 1);
+
+    if (!e)
+        return NULL;
+    if (e->kind == EX_BOOL)
+        return sym_const(a, e->ival != 0);
+    if (e->kind == EX_UNARY && e->op == OP_NOT)
+        return sym_sub(a, one, shp_cond(c, e->a, loopvars));
+    if (e->kind != EX_BINARY)
+        return NULL;
+    if (e->op == OP_AND || e->op == OP_OR) {
+        x = shp_cond(c, e->a, loopvars);
+        y = shp_cond(c, e->b, loopvars);
+        return e->op == OP_AND ? sym_min(a, x, y) : sym_max(a, x, y);
+    }
+    x = shp_sym(c, e->a, loopvars);
+    y = shp_sym(c, e->b, loopvars);
+    switch (e->op) {
+    case OP_EQ: return sym_eq(a, x, y);
+    case OP_NE: return sym_sub(a, one, sym_eq(a, x, y));
+    case OP_LT: return sym_lt(a, x, y);
+    case OP_GT: return sym_lt(a, y, x);
+    case OP_LE: return sym_sub(a, one, sym_lt(a, y, x));
+    case OP_GE: return sym_sub(a, one, sym_lt(a, x, y));
+    default: return NULL;
+    }
+}
+
 TlSymExpr *shp_sym(Chk *c, const TlExpr *e, int loopvars)
 {
     TlArena *a = c->a;
@@ -81,6 +114,14 @@ TlSymExpr *shp_sym(Chk *c, const TlExpr *e, int loopvars)
             z = shp_sym(c, e->args.v[2], loopvars);
             return sym_max(a, sym_min(a, x, z), y);
         }
+        /* Only for sizes and ranges: in an index, a select over the
+         * index variables is left to the run-time checks (9.4). */
+        if (b->id == BI_SELECT && e->args.n == 3 && !loopvars) {
+            z = shp_cond(c, e->args.v[0], loopvars);
+            x = shp_sym(c, e->args.v[1], loopvars);
+            y = shp_sym(c, e->args.v[2], loopvars);
+            return sym_sel(a, z, x, y);
+        }
         return NULL;
     }
     default:
@@ -91,6 +132,8 @@ TlSymExpr *shp_sym(Chk *c, const TlExpr *e, int loopvars)
 /* ====================================================================
  * Kernel headers
  * ==================================================================== */
+
+static int shape_cond(Chk *c, const TlExpr *e);
 
 /* Is e a form a shape entry may take?  Reports the first bad node. */
 static int shape_form(Chk *c, const TlExpr *e)
@@ -118,6 +161,13 @@ static int shape_form(Chk *c, const TlExpr *e)
             return shape_form(c, e->args.v[0]) &&
                    shape_form(c, e->args.v[1]);
         }
+        if (n && !strcmp(n, "select") && e->args.n == 3) {
+            e->a->sym = (void *)rsv_builtin(n);
+            ((TlExpr *)e)->sym = e->a->sym;
+            return shape_cond(c, e->args.v[0]) &&
+                   shape_form(c, e->args.v[1]) &&
+                   shape_form(c, e->args.v[2]);
+        }
         break;
     }
     default:
@@ -125,7 +175,26 @@ static int shape_form(Chk *c, const TlExpr *e)
     }
     diag_error(c->s, e->loc, DIAG_SHAPE_EXPR);
     diag_hint(c->s, "use sizes, integer scalar parameters, literals, "
-                    "+ - * / %% and min/max");
+                    "+ - * / %%, min/max and select");
+    return 0;
+}
+
+/* Is e a condition a select in a shape may take? */
+static int shape_cond(Chk *c, const TlExpr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_BOOL)
+        return 1;
+    if (e->kind == EX_UNARY && e->op == OP_NOT)
+        return shape_cond(c, e->a);
+    if (e->kind == EX_BINARY && (e->op == OP_AND || e->op == OP_OR))
+        return shape_cond(c, e->a) && shape_cond(c, e->b);
+    if (e->kind == EX_BINARY && e->op >= OP_EQ && e->op <= OP_GE)
+        return shape_form(c, e->a) && shape_form(c, e->b);
+    diag_error(c->s, e->loc, DIAG_SHAPE_COND);
+    diag_hint(c->s, "compare sizes and integer scalar parameters: "
+                    "select(axis == 0, N, 1)");
     return 0;
 }
 
@@ -152,7 +221,7 @@ static int shape_names(Kern *kc, TlExpr *e, TlFunc *in_func, int axis,
         return ok;
     }
     if (e->kind != EX_NAME) {
-        e->dtype = DT_I32;
+        e->dtype = e->kind == EX_BOOL ? DT_BOOL : DT_I32;
         e->rank = 0;
         return 1;
     }

@@ -93,7 +93,9 @@ static int cmp_atom(const TlSymAtom *x, const TlSymAtom *y)
         return cmp_var(x->var, y->var);
     if ((r = sym_cmp(x->a, y->a)))
         return r;
-    return sym_cmp(x->b, y->b);
+    if ((r = sym_cmp(x->b, y->b)))
+        return r;
+    return x->kind == SYM_SEL ? sym_cmp(x->c, y->c) : 0;
 }
 
 int sym_cmp(const TlSymExpr *x, const TlSymExpr *y)
@@ -355,6 +357,50 @@ TlSymExpr *sym_max(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
     return minmax(a, SYM_MAX, x, y);
 }
 
+TlSymExpr *sym_lt(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
+{
+    if (!x || !y)
+        return NULL;
+    if (sym_prove_lt(x, y))
+        return sym_const(a, 1);
+    if (sym_prove_le(y, x))
+        return sym_const(a, 0);
+    return opaque(a, SYM_LT, x, y);
+}
+
+TlSymExpr *sym_eq(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
+{
+    if (!x || !y)
+        return NULL;
+    if (sym_equal(x, y))
+        return sym_const(a, 1);
+    if (sym_prove_ne(x, y))
+        return sym_const(a, 0);
+    if (sym_cmp(x, y) > 0) {
+        const TlSymExpr *t = x;
+        x = y;
+        y = t;
+    }
+    return opaque(a, SYM_EQ, x, y);
+}
+
+TlSymExpr *sym_sel(TlArena *a, const TlSymExpr *c, const TlSymExpr *x,
+                   const TlSymExpr *y)
+{
+    TlSymExpr *e;
+    int64_t k;
+
+    if (!c || !x || !y)
+        return NULL;
+    if (tl_sym_const(c, &k))
+        return (TlSymExpr *)(k ? x : y);
+    if (sym_equal(x, y))
+        return (TlSymExpr *)x;
+    e = opaque(a, SYM_SEL, x, y);
+    ((TlSymAtom *)e->t[0].atom)->c = c;
+    return e;
+}
+
 /* ====================================================================
  * Proofs
  * ==================================================================== */
@@ -392,6 +438,11 @@ static int atom_range(const TlSymAtom *at, int64_t *lo, int64_t *hi)
             return 1;
         }
         return 0;
+    case SYM_LT:
+    case SYM_EQ:
+        *lo = 0;
+        *hi = 1;
+        return 3;
     default:
         return 0;
     }
@@ -409,23 +460,25 @@ static int prove_nonneg(const TlSymExpr *d, int depth)
         return d->c >= 0;
     if (depth > 6)
         return 0;
-    /* Split on the first min/max atom:
+    /* Split on the first min/max/select atom:
      *   rest + k*min(A, B) >= 0  <=>  both rest + k*A, rest + k*B (k > 0)
      *   rest + k*max(A, B) >= 0  <=   either (k > 0)
-     * and a negative k swaps the roles. */
+     *   rest + k*select(C, A, B) >= 0  <=  both
+     * and a negative k swaps the roles of min and max. */
     for (int i = 0; i < d->n && r < 0; i++) {
         const TlSymAtom *at = d->t[i].atom;
         int64_t k = d->t[i].coef;
         TlSymExpr *rest, *ea, *eb;
         int both;
 
-        if (at->kind != SYM_MIN && at->kind != SYM_MAX)
+        if (at->kind != SYM_MIN && at->kind != SYM_MAX &&
+            at->kind != SYM_SEL)
             continue;
         arena_init(&scratch);
         rest = sym_sub(&scratch, d, atom_expr(&scratch, at, k));
         ea = combine(&scratch, rest, 1, at->a, k);
         eb = combine(&scratch, rest, 1, at->b, k);
-        both = (at->kind == SYM_MIN) == (k > 0);
+        both = at->kind == SYM_SEL || (at->kind == SYM_MIN) == (k > 0);
         if (!ea || !eb)
             r = 0;
         else if (both)
@@ -532,7 +585,8 @@ static int atom_mentions(const TlSymAtom *at, SymVarPred pred, void *ctx)
 {
     if (at->kind == SYM_VAR)
         return pred(ctx, at->var);
-    return sym_mentions(at->a, pred, ctx) || sym_mentions(at->b, pred, ctx);
+    return sym_mentions(at->a, pred, ctx) || sym_mentions(at->b, pred, ctx)
+           || (at->kind == SYM_SEL && sym_mentions(at->c, pred, ctx));
 }
 
 int sym_mentions(const TlSymExpr *e, SymVarPred pred, void *ctx)
@@ -548,9 +602,12 @@ int sym_mentions(const TlSymExpr *e, SymVarPred pred, void *ctx)
 /* Rebuilds an opaque atom from new operands through the constructors,
  * so that substituted constants fold. */
 static TlSymExpr *rebuild(TlArena *a, TlSymAtomKind kind, TlSymExpr *x,
-                          TlSymExpr *y)
+                          TlSymExpr *y, TlSymExpr *c)
 {
     switch (kind) {
+    case SYM_LT: return sym_lt(a, x, y);
+    case SYM_EQ: return sym_eq(a, x, y);
+    case SYM_SEL: return sym_sel(a, c, x, y);
     case SYM_DIV: return sym_div(a, x, y);
     case SYM_MOD: return sym_mod(a, x, y);
     case SYM_MIN: return sym_min(a, x, y);
@@ -575,7 +632,9 @@ TlSymExpr *sym_subst(TlArena *a, const TlSymExpr *e, SymVarMap map,
             v = map(ctx, at->var);
         else
             v = rebuild(a, at->kind, sym_subst(a, at->a, map, ctx),
-                        sym_subst(a, at->b, map, ctx));
+                        sym_subst(a, at->b, map, ctx),
+                        at->kind == SYM_SEL
+                            ? sym_subst(a, at->c, map, ctx) : NULL);
         r = combine(a, r, 1, v, e->t[i].coef);
     }
     return r;
@@ -599,6 +658,11 @@ int tl_sym_eval(const TlSymExpr *e, TlSymLookup lookup, void *ctx,
         if (at->kind == SYM_VAR) {
             if (!lookup || lookup(ctx, at->var, &v) < 0)
                 return -1;
+        } else if (at->kind == SYM_SEL) {
+            /* Only the side chosen is evaluated, as select does. */
+            if (tl_sym_eval(at->c, lookup, ctx, &x) < 0 ||
+                tl_sym_eval(x ? at->a : at->b, lookup, ctx, &v) < 0)
+                return -1;
         } else {
             if (tl_sym_eval(at->a, lookup, ctx, &x) < 0 ||
                 tl_sym_eval(at->b, lookup, ctx, &y) < 0)
@@ -612,6 +676,8 @@ int tl_sym_eval(const TlSymExpr *e, TlSymLookup lookup, void *ctx,
                 break;
             case SYM_MIN: v = x < y ? x : y; break;
             case SYM_MAX: v = x > y ? x : y; break;
+            case SYM_LT: v = x < y; break;
+            case SYM_EQ: v = x == y; break;
             default:
                 if (__builtin_mul_overflow(x, y, &v))
                     return -1;
@@ -651,6 +717,17 @@ static void print_operand(TlBuf *out, const TlSymExpr *e, int parens)
         buf_putc(out, ')');
 }
 
+static void print_cmp(TlBuf *out, const TlSymAtom *at)
+{
+    /* x == c reads better than the sorted c == x. */
+    int swap = at->kind == SYM_EQ && tl_sym_const(at->a, NULL) &&
+               !tl_sym_const(at->b, NULL);
+
+    tl_sym_print(out, swap ? at->b : at->a);
+    buf_puts(out, at->kind == SYM_LT ? " < " : " == ");
+    tl_sym_print(out, swap ? at->a : at->b);
+}
+
 static void print_atom(TlBuf *out, const TlSymAtom *at)
 {
     switch (at->kind) {
@@ -676,6 +753,28 @@ static void print_atom(TlBuf *out, const TlSymAtom *at)
     case SYM_MIN:
     case SYM_MAX:
         buf_puts(out, at->kind == SYM_MIN ? "min(" : "max(");
+        tl_sym_print(out, at->a);
+        buf_puts(out, ", ");
+        tl_sym_print(out, at->b);
+        buf_putc(out, ')');
+        break;
+    case SYM_LT:
+    case SYM_EQ:
+        /* Parenthesized, so that no operator around it binds its
+         * operands: "(p == 0)*D". */
+        buf_putc(out, '(');
+        print_cmp(out, at);
+        buf_putc(out, ')');
+        break;
+    case SYM_SEL:
+        buf_puts(out, "select(");
+        if (at->c->n == 1 && at->c->c == 0 && at->c->t[0].coef == 1 &&
+            (at->c->t[0].atom->kind == SYM_LT ||
+             at->c->t[0].atom->kind == SYM_EQ))
+            print_cmp(out, at->c->t[0].atom);
+        else
+            tl_sym_print(out, at->c);
+        buf_puts(out, ", ");
         tl_sym_print(out, at->a);
         buf_puts(out, ", ");
         tl_sym_print(out, at->b);

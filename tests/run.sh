@@ -312,8 +312,9 @@ done
 #     # >>> stdout
 #     # f32[2]
 #     # <<<
-# equal to the stdout of `tdsl NAME.tdsl`, run in an empty folder (so
-# that save and load work on files of their own).  The exit status must
+# equal to the stdout of `tdsl NAME.tdsl`, run from a fresh copy of its
+# folder (relative paths of save and load are the script's folder's, so
+# each script works on files of its own; imports are found beside it).  The exit status must
 # be 0, unless the file also holds a `# >>> stderr` block: then stderr
 # must equal it (the script's path written FILE) and the status be 1.
 # A script without a stdout block (every example; they assert their own
@@ -341,15 +342,22 @@ for f in tests/script/*.tdsl tests/interp/*.tdsl tests/stdlib/*.tdsl \
     want=0
     block stderr "$f" >"$tmp/expected_err" && want=1
     d=$(mktemp -d "$tmp/script.XXXXXX")
-    abs=$(pwd)/$f
+    cp -R "${f%/*}/." "$d/"
+    abs=$d/$base
     (cd "$d" && exec "$TDSL_ABS" "$abs") >"$tmp/out" 2>"$tmp/err"
     rc=$?
     rm -rf "$d"
-    awk -v p="$abs" '{
+    # The script is FILE; paths beside it are written relative.
+    awk -v p="$abs" -v q="$d/" '{
             s = $0; o = ""
             while ((i = index(s, p)) > 0) {
                 o = o substr(s, 1, i - 1) "FILE"
                 s = substr(s, i + length(p))
+            }
+            s = o s; o = ""
+            while ((i = index(s, q)) > 0) {
+                o = o substr(s, 1, i - 1)
+                s = substr(s, i + length(q))
             }
             print o s
         }' "$tmp/err" >"$tmp/actual_err"

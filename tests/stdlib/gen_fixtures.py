@@ -4,8 +4,8 @@
 Usage: gen_fixtures.py TDSL OUTDIR
 
 Writes the inputs and the expected outputs of every case below as .npy
-files into OUTDIR, then runs each tests/stdlib/numpy/*.tdsl with OUTDIR
-as its working folder: the script loads the files, calls the std
+files into OUTDIR, then runs a copy of each tests/stdlib/numpy/*.tdsl
+in OUTDIR: the script loads the files, calls the std
 kernel and asserts allclose against the expected output.  The expected
 values are computed here with numpy from the ONNX operator definitions,
 written independently of the tdsl kernels (padded copies, sliding
@@ -16,6 +16,7 @@ windows and scatters rather than the kernels' gathers).  Exit status:
 import itertools
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -577,7 +578,10 @@ def main():
                      if f.endswith(".tdsl"))
     failed = 0
     for name in scripts:
-        path = os.path.join(here, "numpy", name)
+        # Run a copy beside the fixtures: a script's load paths are
+        # relative to its own folder.
+        path = os.path.join(out_dir, name)
+        shutil.copyfile(os.path.join(here, "numpy", name), path)
         r = subprocess.run([tdsl, path], cwd=out_dir, capture_output=True,
                            text=True)
         if r.returncode != 0 or r.stderr:

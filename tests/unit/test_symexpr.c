@@ -178,6 +178,30 @@ int main(void)
     CHECK(tl_sym_eval(NULL, lookup, NULL, &v) < 0);
     CHECK(tl_sym_eval(sym_div(&A, H, sub(W, W)), lookup, NULL, &v) < 0);
 
+    /* --- conditions and select (shapes, SPEC 9) --- */
+    PRINTS(sym_lt(&A, H, add(H, K(1))), "1");    /* proven */
+    PRINTS(sym_lt(&A, add(H, K(1)), H), "0");
+    PRINTS(sym_eq(&A, add(H, W), add(W, H)), "1");
+    e = sym_sel(&A, sym_eq(&A, pad, K(0)), H, W);
+    PRINTS(e, "select(pad == 0, H, W)");
+    CHECK(tl_sym_eval(e, lookup, NULL, &v) == 0 && v == 7);  /* pad 1 */
+    CHECK(tl_sym_eval(sym_sel(&A, sym_lt(&A, pad, R), H, W), lookup, NULL,
+                      &v) == 0 && v == 10);
+    PRINTS(sym_sel(&A, K(1), H, W), "H");
+    PRINTS(sym_sel(&A, sym_lt(&A, pad, R), H, H), "H");
+    PRINTS(sym_add(&A, K(1), sym_scale(&A, sym_lt(&A, pad, R), 2)),
+           "2*(pad < R) + 1");
+    /* Only the side chosen is evaluated: the other divides by zero. */
+    CHECK(tl_sym_eval(sym_sel(&A, sym_eq(&A, pad, K(1)), H,
+                              sym_div(&A, H, sub(W, K(7)))),
+                      lookup, NULL, &v) == 0 && v == 10);
+    CHECK(sym_mentions(e, is_w, NULL));
+    f = sym_subst(&A, sym_sel(&A, sym_lt(&A, H, W), H, W), map_h, NULL);
+    PRINTS(f, "W");                          /* 2*W < W is false */
+    /* Both sides of a select at least 0: the select is. */
+    CHECK(sym_prove_nonneg(e));
+    CHECK(!sym_prove_nonneg(sym_sel(&A, sym_lt(&A, pad, R), H, K(-1))));
+
     /* --- overflow gives "unknown" --- */
     CHECK(sym_addc(&A, K(INT64_MAX), 1) == NULL);
     CHECK(sym_scale(&A, H, INT64_MAX) != NULL);
