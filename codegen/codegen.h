@@ -147,6 +147,15 @@ typedef enum {
     X(ERF, "erf", 1, 0)                                                  \
     X(SIN, "sin", 1, 0)                                                  \
     X(COS, "cos", 1, 0)                                                  \
+    X(TAN, "tan", 1, 0)                                              \
+    X(ASIN, "asin", 1, 0)                                            \
+    X(ACOS, "acos", 1, 0)                                            \
+    X(ATAN, "atan", 1, 0)                                            \
+    X(SINH, "sinh", 1, 0)                                            \
+    X(COSH, "cosh", 1, 0)                                            \
+    X(ASINH, "asinh", 1, 0)                                          \
+    X(ACOSH, "acosh", 1, 0)                                          \
+    X(ATANH, "atanh", 1, 0)                                          \
     X(ABS, "abs", 1, 1)                                                  \
     X(FLOOR, "floor", 1, 0)                                              \
     X(CEIL, "ceil", 1, 0)                                                \

@@ -313,6 +313,15 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
     case BI_ERF: fn = LC_ERF; break;
     case BI_SIN: fn = LC_SIN; break;
     case BI_COS: fn = LC_COS; break;
+    case BI_TAN: fn = LC_TAN; break;
+    case BI_ASIN: fn = LC_ASIN; break;
+    case BI_ACOS: fn = LC_ACOS; break;
+    case BI_ATAN: fn = LC_ATAN; break;
+    case BI_SINH: fn = LC_SINH; break;
+    case BI_COSH: fn = LC_COSH; break;
+    case BI_ASINH: fn = LC_ASINH; break;
+    case BI_ACOSH: fn = LC_ACOSH; break;
+    case BI_ATANH: fn = LC_ATANH; break;
     case BI_ABS: fn = LC_ABS; break;
     case BI_FLOOR: fn = LC_FLOOR; break;
     case BI_CEIL: fn = LC_CEIL; break;

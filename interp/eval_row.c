@@ -230,6 +230,8 @@ int itp_eval_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
     case I_NEG: case I_NOT: case I_ABS: case I_EXP: case I_LOG:
     case I_SQRT: case I_RSQRT: case I_TANH: case I_SIGMOID: case I_ERF:
     case I_SIN: case I_COS: case I_FLOOR: case I_CEIL: case I_ROUND:
+    case I_TAN: case I_ASIN: case I_ACOS: case I_ATAN: case I_SINH:
+    case I_COSH: case I_ASINH: case I_ACOSH: case I_ATANH:
         if (!(A = itp_operand(F, n->a, mask, &sa)))
             return -1;
         for (int l = 0; l < N; l++)

@@ -208,6 +208,15 @@ ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a)
     case I_ERF: x = erf(x); break;
     case I_SIN: x = sin(x); break;
     case I_COS: x = cos(x); break;
+    case I_TAN: x = tan(x); break;
+    case I_ASIN: x = asin(x); break;
+    case I_ACOS: x = acos(x); break;
+    case I_ATAN: x = atan(x); break;
+    case I_SINH: x = sinh(x); break;
+    case I_COSH: x = cosh(x); break;
+    case I_ASINH: x = asinh(x); break;
+    case I_ACOSH: x = acosh(x); break;
+    case I_ATANH: x = atanh(x); break;
     case I_FLOOR: x = floor(x); break;
     case I_CEIL: x = ceil(x); break;
     case I_ROUND: x = nearbyint(x); break;   /* ties to even */
@@ -312,6 +321,15 @@ ItpOp itp_builtin_op(TlBuiltinId id)
     case BI_ERF: return I_ERF;
     case BI_SIN: return I_SIN;
     case BI_COS: return I_COS;
+    case BI_TAN: return I_TAN;
+    case BI_ASIN: return I_ASIN;
+    case BI_ACOS: return I_ACOS;
+    case BI_ATAN: return I_ATAN;
+    case BI_SINH: return I_SINH;
+    case BI_COSH: return I_COSH;
+    case BI_ASINH: return I_ASINH;
+    case BI_ACOSH: return I_ACOSH;
+    case BI_ATANH: return I_ATANH;
     case BI_ABS: return I_ABS;
     case BI_FLOOR: return I_FLOOR;
     case BI_CEIL: return I_CEIL;
@@ -366,6 +384,8 @@ int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out)
     case I_NEG: case I_NOT: case I_ABS: case I_EXP: case I_LOG:
     case I_SQRT: case I_RSQRT: case I_TANH: case I_SIGMOID: case I_ERF:
     case I_SIN: case I_COS: case I_FLOOR: case I_CEIL: case I_ROUND:
+    case I_TAN: case I_ASIN: case I_ACOS: case I_ATAN: case I_SINH:
+    case I_COSH: case I_ASINH: case I_ACOSH: case I_ATANH:
         if (itp_eval1(F, n->a, &a))
             return -1;
         *out = itp_unary(n->op, n->dt, a);

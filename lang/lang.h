@@ -992,6 +992,15 @@ struct TlLet {
     X(ERF, "erf", 1, 1, 0)                                               \
     X(SIN, "sin", 1, 1, 0)                                               \
     X(COS, "cos", 1, 1, 0)                                               \
+    X(TAN, "tan", 1, 1, 0)                                       \
+    X(ASIN, "asin", 1, 1, 0)                                     \
+    X(ACOS, "acos", 1, 1, 0)                                     \
+    X(ATAN, "atan", 1, 1, 0)                                     \
+    X(SINH, "sinh", 1, 1, 0)                                     \
+    X(COSH, "cosh", 1, 1, 0)                                     \
+    X(ASINH, "asinh", 1, 1, 0)                                   \
+    X(ACOSH, "acosh", 1, 1, 0)                                   \
+    X(ATANH, "atanh", 1, 1, 0)                                   \
     X(ABS, "abs", 1, 1, 0)                                               \
     X(FLOOR, "floor", 1, 1, 0)                                           \
     X(CEIL, "ceil", 1, 1, 0)                                             \

@@ -264,6 +264,9 @@ static void call(TlBuf *b, const LExpr *e)
         [LC_EXP] = "exp", [LC_LOG] = "log", [LC_SQRT] = "sqrt",
         [LC_TANH] = "tanh", [LC_SIGMOID] = "tl_sigmoid", [LC_ERF] = "erf",
         [LC_SIN] = "sin", [LC_COS] = "cos", [LC_ABS] = "fabs",
+        [LC_TAN] = "tan", [LC_ASIN] = "asin", [LC_ACOS] = "acos",
+        [LC_ATAN] = "atan", [LC_SINH] = "sinh", [LC_COSH] = "cosh",
+        [LC_ASINH] = "asinh", [LC_ACOSH] = "acosh", [LC_ATANH] = "atanh",
         [LC_FLOOR] = "floor", [LC_CEIL] = "ceil", [LC_ROUND] = "nearbyint",
         [LC_POW] = "pow",
     };

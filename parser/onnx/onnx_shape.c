@@ -29,7 +29,9 @@ static int reserved(const char *s)
         "false", "sum", "prod", "max", "min", "argmax", "argmin",
         "layout", "f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64",
         "u8", "bool", "select", "clamp", "abs", "exp", "log", "sqrt",
-        "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "floor", "ceil",
+        "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "asin",
+        "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor",
+        "ceil",
         "round", "pow", "load", "rand", "zeros", "ones", "zero_pad",
         "clamp_edge", "cpu", "accel", "std", "_",
     };

@@ -592,6 +592,15 @@ static ItpOp itp_fn(LCall fn)
     case LC_ERF: return I_ERF;
     case LC_SIN: return I_SIN;
     case LC_COS: return I_COS;
+    case LC_TAN: return I_TAN;
+    case LC_ASIN: return I_ASIN;
+    case LC_ACOS: return I_ACOS;
+    case LC_ATAN: return I_ATAN;
+    case LC_SINH: return I_SINH;
+    case LC_COSH: return I_COSH;
+    case LC_ASINH: return I_ASINH;
+    case LC_ACOSH: return I_ACOSH;
+    case LC_ATANH: return I_ATANH;
     case LC_ABS: return I_ABS;
     case LC_FLOOR: return I_FLOOR;
     case LC_CEIL: return I_CEIL;
