@@ -460,6 +460,16 @@ const LPass *lir_pass_find(const char *name);
  * (printing the IR after each to stderr when TDSL_DEBUG contains
  * "lower"). */
 LFunc *lir_pipeline(TlSession *s, LFunc *f);
+/* pass_vectorize.c.  Replaces each `vectorized(W)` loop of W
+ * iterations (W a power of two, 2 to 64) by vector code: its variable
+ * becomes ramp(lo, 1, W), what depends on it W-lane expressions,
+ * stores vector stores in lane order.  A guard on the variable (a
+ * split's tail) becomes one check before the vector code that it holds
+ * on every lane, with the loop run serially when it does not.  Loops
+ * it cannot vectorize without changing a result (a dependence between
+ * lanes, an allocation, bounds that depend on the variable) stay as
+ * they are.  Requires st to pass lir_verify; the result does too. */
+LStmt *lir_vectorize(TlSession *s, LStmt *st);
 
 /* end of passes section */
 

@@ -146,7 +146,9 @@ static void extern_tensor(Lw *L, TlFunc *f, const char *what)
         add_param(L, st, CGP_STRIDE, f, j, NULL);
         fi->lo[j] = fi->rlo[j] = i64c(L, 0);
         fi->ext[j] = fi->rext[j] = lir_ref(L->s, e);
-        fi->stride[j] = lir_ref(L->s, st);
+        /* The runner passes packed tensors (target.c): the last
+         * stride is 1, which makes vector accesses contiguous. */
+        fi->stride[j] = j == f->rank - 1 ? i64c(L, 1) : lir_ref(L->s, st);
     }
 }
 

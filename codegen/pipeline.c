@@ -20,9 +20,16 @@ static LFunc *run_simplify(TlSession *s, LFunc *f)
     return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
 }
 
+static LFunc *run_vectorize(TlSession *s, LFunc *f)
+{
+    LStmt *b = lir_vectorize(s, f->body);
+    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+}
+
 /* In pipeline order. */
 static const LPass passes[] = {
     {"simplify", run_simplify, 1},
+    {"vectorize", run_vectorize, 1},
 };
 
 const LPass *lir_pass_find(const char *name)

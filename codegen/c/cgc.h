@@ -115,6 +115,20 @@ TL_INTERNAL int cg_sched_nest(TlSession *s, TlKernelInfo *k,
  * (to the value for scalars, the data pointer itself for buffers). */
 TL_INTERNAL void cgc_emit(TlBuf *out, const LFunc *f);
 
+/* emit.c, for emit_vec.c: a scalar or vector expression, the C type
+ * of a scalar dtype, a name with `.` written `__`. */
+TL_INTERNAL void cgc_expr(TlBuf *b, const LExpr *e);
+TL_INTERNAL const char *cgc_ctype(TlDType dt);
+TL_INTERNAL void cgc_name(TlBuf *b, const char *n);
+
+/* emit_vec.c: the vector typedefs and helpers f needs (nothing when it
+ * has no vectors), a vector expression (lanes > 1), a store of a
+ * vector, and the C name of a scalar or vector type. */
+TL_INTERNAL void cgc_vec_prelude(TlBuf *b, const LFunc *f);
+TL_INTERNAL void cgc_vexpr(TlBuf *b, const LExpr *e);
+TL_INTERNAL void cgc_vstore(TlBuf *b, const LStmt *st);
+TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
+
 /* jit.c: compiles the C source (or finds it in the cache) and returns
  * its tdsl_entry, or NULL after reporting an error at loc. */
 typedef void (*CgEntry)(void *const *args);

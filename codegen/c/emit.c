@@ -290,7 +290,10 @@ static void call(TlBuf *b, const LExpr *e)
 
 static void expr(TlBuf *b, const LExpr *e)
 {
-    TL_ASSERT(e->type.lanes == 1);  /* TODO(issue 4): vector types */
+    if (e->type.lanes > 1) {
+        cgc_vexpr(b, e);        /* emit_vec.c */
+        return;
+    }
     switch (e->kind) {
     case LE_INT: int_lit(b, e->type.dt, e->ival); return;
     case LE_FLOAT: float_lit(b, e->type.dt, e->fval); return;
@@ -333,6 +336,21 @@ static void expr(TlBuf *b, const LExpr *e)
     case LE_CALL: call(b, e); return;
     default: tl_unreachable();      /* ramp, broadcast: vectors */
     }
+}
+
+void cgc_expr(TlBuf *b, const LExpr *e)
+{
+    expr(b, e);
+}
+
+const char *cgc_ctype(TlDType dt)
+{
+    return ctype(dt);
+}
+
+void cgc_name(TlBuf *b, const char *n)
+{
+    name(b, n);
 }
 
 static void indent(TlBuf *b, int n)
@@ -384,7 +402,8 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         if (st->loop == LP_PARALLEL) {
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
         } else if (st->loop == LP_VECTORIZED) {
-            /* TODO(issue 4): real vector code with a scalar tail. */
+            /* A loop pass_vectorize left (a dependence between lanes,
+             * a width it does not take): a hint to cc only. */
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         } else if (st->loop == LP_UNROLLED) {
             buf_puts(b, "#pragma GCC unroll 64\n");
@@ -408,7 +427,9 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
     }
     case LS_LET:
         indent(b, ind);
-        buf_printf(b, "const %s ", ctype(st->var->type.dt));
+        buf_puts(b, "const ");
+        cgc_type_name(b, st->var->type);
+        buf_putc(b, ' ');
         name(b, st->var->name);
         buf_puts(b, " = ");
         expr(b, st->a);
@@ -416,6 +437,10 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         return;
     case LS_STORE:
         indent(b, ind);
+        if (st->a->type.lanes > 1) {
+            cgc_vstore(b, st);      /* emit_vec.c */
+            return;
+        }
         name(b, st->var->name);
         buf_putc(b, '[');
         expr(b, st->args[0]);
@@ -490,6 +515,7 @@ void cgc_emit(TlBuf *out, const LFunc *f)
     buf_puts(out, f->name);
     buf_puts(out, "'. */\n");
     buf_puts(out, helpers);
+    cgc_vec_prelude(out, f);
     buf_puts(out, "static void ");
     name(out, f->name);
     buf_puts(out, "(");

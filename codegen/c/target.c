@@ -93,6 +93,7 @@ static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     int64_t *ivals;
     double *fvals;
     uint8_t *flags;
+    TlTensor **packed;
     int32_t err = 0;
     int rc = -1, bad = 0;
 
@@ -200,17 +201,25 @@ static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     ivals = tl_xcalloc((size_t)ck->nparams + 1, sizeof *ivals);
     fvals = tl_xcalloc((size_t)ck->nparams + 1, sizeof *fvals);
     flags = tl_xcalloc((size_t)ck->nparams + 1, sizeof *flags);
+    /* The kernel assumes packed tensors (its last stride is 1). */
+    packed = tl_xcalloc((size_t)(k->ninputs + k->nconsts) + 1,
+                        sizeof *packed);
+    for (int i = 0; i < k->ninputs; i++)
+        packed[i] = tl_tensor_contiguous(in[i]);
+    for (int i = 0; i < k->nconsts; i++)
+        packed[k->ninputs + i] = tl_tensor_contiguous(consts[i]);
     for (int p = 0; p < ck->nparams; p++) {
         const CgParam *cp = &ck->params[p];
         TlTensor *t = NULL;
         int ix;
         if (cp->f) {
             if ((ix = find_tensor(k->inputs, k->ninputs, cp->f)) >= 0)
-                t = in[ix];
+                t = packed[ix];
             else if ((ix = find_tensor(k->outputs, k->noutputs, cp->f)) >= 0)
                 t = out[ix];
             else
-                t = consts[find_tensor(k->consts, k->nconsts, cp->f)];
+                t = packed[k->ninputs + find_tensor(k->consts, k->nconsts,
+                                                    cp->f)];
         }
         switch (cp->kind) {
         case CGP_BUF: args[p] = t->data; break;
@@ -259,6 +268,9 @@ static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         }
     }
     fn(args);
+    for (int i = 0; i < k->ninputs + k->nconsts; i++)
+        tl_tensor_unref(packed[i]);
+    free(packed);
     free(args);
     free(ivals);
     free(fvals);

@@ -1,0 +1,512 @@
+/*
+ * emit_vec.c - vector expressions and stores of the loop IR as GCC and
+ * Clang vector extensions.  A W-lane value of dtype T is a
+ * `tl_Tx<W>` (`typedef float tl_f32x16 __attribute__((vector_size(64)))`),
+ * a bool vector is a mask of int32 lanes, 0 or -1 (`tl_mx16`).
+ *
+ * What maps onto one vector operation with the scalar result on every
+ * lane is written as one: float + - * / (IEEE per lane, like the
+ * scalar code; the kernel is built with -ffp-contract=off), integer
+ * + - * computed unsigned (wrapping), comparisons, && || !, select,
+ * min and max (the scalar NaN rules, with blends), casts between
+ * numbers other than float to integer, contiguous loads and stores
+ * (a ramp of stride 1), broadcasts and ramps.  Everything else (integer
+ * division, float modulo, math calls, float to integer casts, gathers
+ * and scatters) runs lane by lane through the scalar code of emit.c,
+ * so it means exactly what the scalar code means.
+ */
+#include "codegen/c/cgc.h"
+#include "codegen/codegen_int.h"
+
+#include <string.h>
+
+/* The element types of the vectors: X(dtype, C type, unsigned twin). */
+#define VEC_ELEMS(X)                                                     \
+    X(DT_U8, "uint8_t", "uint8_t")                                       \
+    X(DT_I8, "int8_t", "uint8_t")                                        \
+    X(DT_I16, "int16_t", "uint16_t")                                     \
+    X(DT_I32, "int32_t", "uint32_t")                                     \
+    X(DT_I64, "int64_t", "uint64_t")                                     \
+    X(DT_F32, "float", NULL)                                             \
+    X(DT_F64, "double", NULL)
+
+static const char vec_macros[] =
+    "/* Vector types: N is W lanes of E; N_u the same for unaligned\n"
+    " * memory; _bc broadcasts, _ld and _st move W contiguous elements,\n"
+    " * _sel(m, a, b) takes a where the comparison mask m is set. */\n"
+    "#define TL_VEC(N, E, W) \\\n"
+    "typedef E N __attribute__((vector_size(sizeof(E) * (W)))); \\\n"
+    "typedef E N##_u __attribute__((vector_size(sizeof(E) * (W)), \\\n"
+    "                               aligned(sizeof(E)), may_alias)); \\\n"
+    "TL_HELPER N N##_bc(E s) \\\n"
+    "{ N r = {0}; for (int l = 0; l < (W); l++) { r[l] = s; } return r; } \\\n"
+    "TL_HELPER N N##_ld(const E *p) \\\n"
+    "{ return *(const N##_u *)(const void *)p; } \\\n"
+    "TL_HELPER void N##_st(E *p, N v) { *(N##_u *)(void *)p = v; } \\\n"
+    "TL_HELPER N N##_sel(__typeof__((N){0} < (N){0}) m, N a, N b) \\\n"
+    "{ return (N)(((__typeof__(m))a & m) | ((__typeof__(m))b & ~m)); }\n"
+    "/* Integers: ramps, and min/max. */\n"
+    "#define TL_VECI(N, E, W) \\\n"
+    "TL_VEC(N, E, W) \\\n"
+    "TL_HELPER N N##_ramp(E b, E s) \\\n"
+    "{ N r = {0}; for (int l = 0; l < (W); l++) { \\\n"
+    "  r[l] = (E)((uint64_t)(int64_t)b + (uint64_t)l * (uint64_t)(int64_t)s);"
+    " \\\n"
+    "  } return r; } \\\n"
+    "TL_HELPER N N##_min(N a, N b) { return N##_sel(b < a, b, a); } \\\n"
+    "TL_HELPER N N##_max(N a, N b) { return N##_sel(b > a, b, a); }\n"
+    "/* Floats: min/max that return a NaN operand, else the left one on\n"
+    " * a tie (the scalar tl_fmin/tl_fmax). */\n"
+    "#define TL_VECF(N, E, W) \\\n"
+    "TL_VEC(N, E, W) \\\n"
+    "TL_HELPER N N##_min(N a, N b) \\\n"
+    "{ return N##_sel(a != a, a, N##_sel(b != b, b, N##_sel(b < a, b, a)));"
+    " } \\\n"
+    "TL_HELPER N N##_max(N a, N b) \\\n"
+    "{ return N##_sel(a != a, a, N##_sel(b != b, b, N##_sel(b > a, b, a)));"
+    " }\n"
+    "#define TL_VECU(N, E, W) \\\n"
+    "typedef E N __attribute__((vector_size(sizeof(E) * (W))));\n\n";
+
+static const char *elem_ctype(TlDType dt)
+{
+#define X(d, c, u) if (dt == d) return c;
+    VEC_ELEMS(X)
+#undef X
+    return "int32_t";       /* bool: a mask */
+}
+
+static void vtype(TlBuf *b, LType t)
+{
+    if (t.dt == DT_BOOL)
+        buf_printf(b, "tl_mx%d", t.lanes);
+    else
+        buf_printf(b, "tl_%sx%d", dt_name(t.dt), t.lanes);
+}
+
+/* The unsigned twin of an integer vector type. */
+static void utype(TlBuf *b, LType t)
+{
+    buf_printf(b, "tl_u%dx%d", 8 * dt_size(t.dt), t.lanes);
+}
+
+void cgc_type_name(TlBuf *b, LType t)
+{
+    if (t.lanes > 1)
+        vtype(b, t);
+    else
+        buf_puts(b, cgc_ctype(t.dt));
+}
+
+/* --- the prelude --------------------------------------------------- */
+
+static int lanes_seen(const int *ws, int n, int w)
+{
+    for (int i = 0; i < n; i++)
+        if (ws[i] == w)
+            return 1;
+    return 0;
+}
+
+typedef struct Seen {
+    int ws[16];
+    int n;
+} Seen;
+
+static void see(Seen *s, int lanes)
+{
+    if (lanes > 1 && !lanes_seen(s->ws, s->n, lanes) && s->n < 16)
+        s->ws[s->n++] = lanes;
+}
+
+static int see_expr(LVisitor *v, const LExpr *e)
+{
+    see(v->ctx, e->type.lanes);
+    return 1;
+}
+
+static int see_stmt(LVisitor *v, const LStmt *st)
+{
+    if (st->kind == LS_LET)
+        see(v->ctx, st->var->type.lanes);
+    return 1;
+}
+
+void cgc_vec_prelude(TlBuf *b, const LFunc *f)
+{
+    Seen s;
+    LVisitor v = {0};
+
+    memset(&s, 0, sizeof s);
+    v.ctx = &s;
+    v.expr = see_expr;
+    v.stmt = see_stmt;
+    lir_visit_stmt(&v, f->body);
+    if (!s.n)
+        return;
+    buf_puts(b, vec_macros);
+    for (int i = 0; i < s.n; i++) {
+        int w = s.ws[i];
+#define X(d, c, u)                                                       \
+        buf_printf(b, "%s(tl_%sx%d, %s, %d)\n",                          \
+                   dt_is_float(d) ? "TL_VECF" : "TL_VECI", dt_name(d), w,  \
+                   c, w);
+        VEC_ELEMS(X)
+#undef X
+        buf_printf(b, "TL_VECI(tl_mx%d, int32_t, %d)\n", w, w);
+        buf_printf(b, "TL_VECU(tl_u16x%d, uint16_t, %d)\n", w, w);
+        buf_printf(b, "TL_VECU(tl_u32x%d, uint32_t, %d)\n", w, w);
+        buf_printf(b, "TL_VECU(tl_u64x%d, uint64_t, %d)\n", w, w);
+    }
+    buf_putc(b, '\n');
+}
+
+/* --- expressions --------------------------------------------------- */
+
+/* The scalar lane of an operand held in tl_v<i> (bool masks read as
+ * the scalar code's 0/1). */
+static void lane_var(LVar *v, LExpr *e, const LExpr *of, int i, char *nm,
+                     size_t nmlen)
+{
+    if (of->type.dt == DT_BOOL)
+        snprintf(nm, nmlen, "(tl_v%d[tl_l] != 0)", i);
+    else
+        snprintf(nm, nmlen, "tl_v%d[tl_l]", i);
+    memset(v, 0, sizeof *v);
+    v->name = nm;
+    v->kind = LV_VALUE;
+    v->type = lir_type(of->type.dt, 1);
+    memset(e, 0, sizeof *e);
+    e->kind = LE_VAR;
+    e->type = v->type;
+    e->var = v;
+}
+
+enum { MAXOPS = 4 };
+
+/* e computed lane by lane by the scalar code: its vector operands are
+ * evaluated once into tl_v0, tl_v1, ..., scalar ones are used as they
+ * are. */
+static void lanewise(TlBuf *b, const LExpr *e)
+{
+    LExpr *ops[MAXOPS], lanes[MAXOPS], *largs[MAXOPS], copy;
+    LVar vars[MAXOPS];
+    char names[MAXOPS][32];
+    int n = 0;
+
+    if (e->kind == LE_LOAD || e->kind == LE_CALL) {
+        TL_ASSERT(e->nargs <= MAXOPS);
+        for (int i = 0; i < e->nargs; i++)
+            ops[n++] = e->args[i];
+    } else {
+        ops[n++] = e->a;
+        if (e->b)
+            ops[n++] = e->b;
+        if (e->c)
+            ops[n++] = e->c;
+    }
+    copy = *e;
+    copy.type.lanes = 1;
+    buf_puts(b, "({ ");
+    vtype(b, e->type);
+    buf_puts(b, " tl_r = {0}; ");
+    for (int i = 0; i < n; i++) {
+        if (ops[i]->type.lanes == 1) {
+            largs[i] = ops[i];
+            continue;
+        }
+        cgc_type_name(b, ops[i]->type);
+        buf_printf(b, " tl_v%d = ", i);
+        cgc_expr(b, ops[i]);
+        buf_puts(b, "; ");
+        lane_var(&vars[i], &lanes[i], ops[i], i, names[i], sizeof names[i]);
+        largs[i] = &lanes[i];
+    }
+    if (e->kind == LE_LOAD || e->kind == LE_CALL) {
+        copy.args = largs;
+    } else {
+        copy.a = largs[0];
+        copy.b = e->b ? largs[1] : NULL;
+        copy.c = e->c ? largs[2] : NULL;
+    }
+    buf_printf(b, "for (int tl_l = 0; tl_l < %d; tl_l++) tl_r[tl_l] = ",
+               e->type.lanes);
+    if (e->type.dt == DT_BOOL) {
+        buf_puts(b, "-(int32_t)");
+        cgc_expr(b, &copy);
+    } else {
+        cgc_expr(b, &copy);
+    }
+    buf_puts(b, "; tl_r; })");
+}
+
+/* A comparison mask of a and b's element size, as a bool mask. */
+static void mask_of(TlBuf *b, const LExpr *a, const char *op,
+                    const LExpr *x, const LExpr *y)
+{
+    LType m = lir_type(DT_BOOL, a->type.lanes);
+
+    if (dt_size(a->type.dt) == 4 || a->type.dt == DT_BOOL) {
+        buf_puts(b, "((");
+        vtype(b, m);
+        buf_puts(b, ")(");
+    } else {
+        buf_puts(b, "__builtin_convertvector((");
+    }
+    cgc_expr(b, x);
+    buf_printf(b, " %s ", op);
+    if (y) {
+        cgc_expr(b, y);
+    } else {
+        buf_puts(b, "(");
+        vtype(b, a->type);
+        buf_puts(b, "){0}");
+    }
+    if (dt_size(a->type.dt) == 4 || a->type.dt == DT_BOOL) {
+        buf_puts(b, "))");
+    } else {
+        buf_puts(b, "), ");
+        vtype(b, m);
+        buf_putc(b, ')');
+    }
+}
+
+/* A bool mask converted to the comparison mask of vectors of dt. */
+static void mask_for(TlBuf *b, const LExpr *m, TlDType dt)
+{
+    if (dt == DT_BOOL || dt_size(dt) == 4) {
+        cgc_expr(b, m);
+        return;
+    }
+    buf_puts(b, "__builtin_convertvector(");
+    cgc_expr(b, m);
+    buf_printf(b, ", __typeof__((");
+    vtype(b, lir_type(dt, m->type.lanes));
+    buf_puts(b, "){0} < (");
+    vtype(b, lir_type(dt, m->type.lanes));
+    buf_puts(b, "){0}))");
+}
+
+static void helper_call(TlBuf *b, LType t, const char *fn, const LExpr *x,
+                        const LExpr *y)
+{
+    buf_putc(b, '(');
+    vtype(b, t);
+    buf_printf(b, "_%s(", fn);
+    cgc_expr(b, x);
+    if (y) {
+        buf_puts(b, ", ");
+        cgc_expr(b, y);
+    }
+    buf_puts(b, "))");
+}
+
+static void vbinary(TlBuf *b, const LExpr *e)
+{
+    TlDType dt = e->a->type.dt;
+    int fl = dt_is_float(dt);
+    const char *op = lir_op_name(e->op);
+
+    switch (e->op) {
+    case LO_ADD:
+    case LO_SUB:
+    case LO_MUL:
+    case LO_DIV:
+        if (fl) {
+            buf_putc(b, '(');
+            cgc_expr(b, e->a);
+            buf_printf(b, " %s ", op);
+            cgc_expr(b, e->b);
+            buf_putc(b, ')');
+            return;
+        }
+        if (e->op == LO_DIV)
+            break;
+        buf_puts(b, "((");
+        vtype(b, e->type);
+        buf_puts(b, ")((");
+        utype(b, e->type);
+        buf_putc(b, ')');
+        cgc_expr(b, e->a);
+        buf_printf(b, " %s (", op);
+        utype(b, e->type);
+        buf_putc(b, ')');
+        cgc_expr(b, e->b);
+        buf_puts(b, "))");
+        return;
+    case LO_MIN:
+    case LO_MAX:
+        helper_call(b, e->type, e->op == LO_MIN ? "min" : "max", e->a, e->b);
+        return;
+    case LO_EQ:
+    case LO_NE:
+        mask_of(b, e->a, op, e->a, e->b);
+        return;
+    case LO_LT:
+    case LO_LE:
+    case LO_GT:
+    case LO_GE:
+        if (dt == DT_BOOL)
+            break;          /* masks order true below false */
+        mask_of(b, e->a, op, e->a, e->b);
+        return;
+    case LO_AND:
+    case LO_OR:
+        buf_putc(b, '(');
+        cgc_expr(b, e->a);
+        buf_puts(b, e->op == LO_AND ? " & " : " | ");
+        cgc_expr(b, e->b);
+        buf_putc(b, ')');
+        return;
+    default:
+        break;
+    }
+    lanewise(b, e);
+}
+
+static void vcast(TlBuf *b, const LExpr *e)
+{
+    TlDType to = e->type.dt, from = e->a->type.dt;
+
+    if (to == DT_BOOL && from == DT_BOOL) {
+        cgc_expr(b, e->a);
+    } else if (to == DT_BOOL) {
+        mask_of(b, e->a, "!=", e->a, NULL);
+    } else if (from == DT_BOOL) {
+        buf_puts(b, "__builtin_convertvector(-");
+        cgc_expr(b, e->a);
+        buf_puts(b, ", ");
+        vtype(b, e->type);
+        buf_putc(b, ')');
+    } else if (dt_is_float(from) && !dt_is_float(to)) {
+        lanewise(b, e);     /* saturating */
+    } else {
+        buf_puts(b, "__builtin_convertvector(");
+        cgc_expr(b, e->a);
+        buf_puts(b, ", ");
+        vtype(b, e->type);
+        buf_putc(b, ')');
+    }
+}
+
+/* base when idx is ramp(base, 1) over a buffer of non-bool elements
+ * (a contiguous access), else NULL. */
+static const LExpr *dense(const LExpr *idx, TlDType elem)
+{
+    if (idx->kind == LE_RAMP && idx->b->kind == LE_INT &&
+        idx->b->ival == 1 && elem != DT_BOOL)
+        return idx->a;
+    return NULL;
+}
+
+void cgc_vexpr(TlBuf *b, const LExpr *e)
+{
+    const LExpr *base;
+
+    switch (e->kind) {
+    case LE_VAR:
+        cgc_name(b, e->var->name);
+        return;
+    case LE_BROADCAST:
+        buf_putc(b, '(');
+        vtype(b, e->type);
+        buf_puts(b, "_bc(");
+        if (e->type.dt == DT_BOOL)
+            buf_puts(b, "-(int32_t)");
+        cgc_expr(b, e->a);
+        buf_puts(b, "))");
+        return;
+    case LE_RAMP:
+        helper_call(b, e->type, "ramp", e->a, e->b);
+        return;
+    case LE_LOAD:
+        if (e->nargs == 1 && (base = dense(e->args[0], e->var->type.dt))) {
+            buf_putc(b, '(');
+            vtype(b, e->type);
+            buf_puts(b, "_ld(&");
+            cgc_name(b, e->var->name);
+            buf_putc(b, '[');
+            cgc_expr(b, base);
+            buf_puts(b, "]))");
+            return;
+        }
+        lanewise(b, e);
+        return;
+    case LE_BINARY:
+        vbinary(b, e);
+        return;
+    case LE_UNARY:
+        if (e->op == LO_NOT) {
+            buf_puts(b, "(~");
+            cgc_expr(b, e->a);
+            buf_putc(b, ')');
+        } else if (dt_is_float(e->type.dt)) {
+            buf_puts(b, "(-");
+            cgc_expr(b, e->a);
+            buf_putc(b, ')');
+        } else {
+            buf_puts(b, "((");
+            vtype(b, e->type);
+            buf_puts(b, ")(-(");
+            utype(b, e->type);
+            buf_putc(b, ')');
+            cgc_expr(b, e->a);
+            buf_puts(b, "))");
+        }
+        return;
+    case LE_SELECT:
+        buf_putc(b, '(');
+        vtype(b, e->type);
+        buf_puts(b, "_sel(");
+        mask_for(b, e->a, e->type.dt);
+        buf_puts(b, ", ");
+        cgc_expr(b, e->b);
+        buf_puts(b, ", ");
+        cgc_expr(b, e->c);
+        buf_puts(b, "))");
+        return;
+    case LE_CAST:
+        vcast(b, e);
+        return;
+    case LE_CALL:
+        lanewise(b, e);
+        return;
+    default:
+        tl_unreachable();
+    }
+}
+
+/* --- stores -------------------------------------------------------- */
+
+void cgc_vstore(TlBuf *b, const LStmt *st)
+{
+    const LExpr *idx = st->args[0], *base = dense(idx, st->var->type.dt);
+    LType t = st->a->type;
+
+    if (base) {
+        vtype(b, t);
+        buf_puts(b, "_st(&");
+        cgc_name(b, st->var->name);
+        buf_putc(b, '[');
+        cgc_expr(b, base);
+        buf_puts(b, "], ");
+        cgc_expr(b, st->a);
+        buf_puts(b, ");\n");
+        return;
+    }
+    /* A scatter, in lane order. */
+    buf_puts(b, "{ ");
+    cgc_type_name(b, idx->type);
+    buf_puts(b, " tl_v0 = ");
+    cgc_expr(b, idx);
+    buf_puts(b, "; ");
+    vtype(b, t);
+    buf_puts(b, " tl_v1 = ");
+    cgc_expr(b, st->a);
+    buf_printf(b, "; for (int tl_l = 0; tl_l < %d; tl_l++) ", t.lanes);
+    cgc_name(b, st->var->name);
+    buf_printf(b, "[tl_v0[tl_l]] = (%s)", t.dt == DT_BOOL ? "uint8_t" :
+               elem_ctype(t.dt));
+    buf_puts(b, t.dt == DT_BOOL ? "(tl_v1[tl_l] != 0); }\n" :
+             "tl_v1[tl_l]; }\n");
+}

@@ -1,0 +1,481 @@
+/*
+ * pass_vectorize.c - a `vectorized(W)` loop of W iterations becomes
+ * straight-line vector code: its variable becomes ramp(lo, 1, W), what
+ * depends on it becomes W-lane expressions (vector loads and stores,
+ * ramps of indices, broadcasts of what does not depend on it), and
+ * what does not stays scalar.  The C backend writes the result with
+ * vector types.
+ *
+ * The loop is replaced only when the result does the same thing:
+ *
+ * - Stores run in lane order, loads before the stores of their
+ *   statement, as the loop did, so only a dependence between lanes
+ *   could change a result.  A buffer the body stores into must be
+ *   accessed everywhere in the body at one index that is a ramp with a
+ *   nonzero constant stride and depends on nothing the body binds
+ *   (every lane has its own element, whatever inner loops do), or be
+ *   only stored once and never loaded.
+ * - A guard (`if c` with c depending on the variable: the tail of a
+ *   split) cannot be a vector.  The vector code runs under the
+ *   condition that c holds on every lane, checked once before it; when
+ *   it does not, the original loop runs as a serial (scalar) loop.
+ *   For a comparison of a ramp with something lane-invariant the
+ *   check looks at the extreme lane only.
+ * - Anything else the vector form cannot say (an allocation, a loop
+ *   whose bounds depend on the variable, a nested vector loop, an else
+ *   under a guard, a width that is not a power of two from 2 to 64)
+ *   leaves the loop as it is.
+ *
+ * Ramps of i32 that are widened to i64 (indices) become ramps of i64:
+ * this assumes, like the loop bounds lowering writes, that the lanes
+ * of an index do not wrap around.
+ */
+#include "codegen/codegen_int.h"
+
+#include <string.h>
+
+enum { VZ_MAX_SUB = 256, VZ_MAX_BOUND = 256, VZ_MAX_ACC = 256 };
+
+typedef struct Access {
+    const LVar *buf;
+    LExpr *idx;         /* the (single) vectorized index */
+    int store;
+} Access;
+
+typedef struct Vz {
+    TlSession *s;
+    const LVar *v;      /* the loop variable */
+    LExpr *lo;          /* its lower bound */
+    int w;
+    const LVar *from[VZ_MAX_SUB];
+    LExpr *to[VZ_MAX_SUB];
+    int nsub;
+    const LVar *bound[VZ_MAX_BOUND];    /* scalars the body binds */
+    int nbound;
+    const LVar *hvar[VZ_MAX_BOUND];     /* lane-invariant lets of what */
+    LExpr *hval[VZ_MAX_BOUND];          /* is defined outside: they */
+    int nhoist;                         /* could be computed outside */
+    Access acc[VZ_MAX_ACC];
+    int nacc;
+    LExpr *all;         /* every guard holds on every lane */
+    int fail;
+} Vz;
+
+static int is_pow2(int64_t w)
+{
+    return w >= 2 && (w & (w - 1)) == 0;
+}
+
+static LExpr *widen(Vz *z, LExpr *e)
+{
+    return e->type.lanes == 1 ? lir_broadcast(z->s, e, z->w) : e;
+}
+
+static void bind(Vz *z, const LVar *v)
+{
+    if (z->nbound == VZ_MAX_BOUND)
+        z->fail = 1;
+    else
+        z->bound[z->nbound++] = v;
+}
+
+static int mentions_bound(Vz *z, const LExpr *e)
+{
+    for (int i = 0; i < z->nbound; i++)
+        if (lir_count_uses_expr(e, z->bound[i]))
+            return 1;
+    return 0;
+}
+
+/* A widening integer cast of a ramp is a ramp (no wraparound in
+ * indices, see the top). */
+static LExpr *cast_ramp(Vz *z, TlDType to, LExpr *a)
+{
+    TlDType from = a->type.dt;
+
+    if (a->kind == LE_RAMP && dt_is_int(from) && dt_is_int(to) &&
+        dt_size(to) > dt_size(from) && from != DT_BOOL && from != DT_U8)
+        return lir_ramp(z->s, lir_cast(z->s, to, a->a),
+                        lir_cast(z->s, to, a->b), a->type.lanes);
+    return NULL;
+}
+
+static LExpr *vexpr(Vz *z, LExpr *e);
+
+static void record(Vz *z, const LVar *buf, LExpr *idx, int store)
+{
+    if (z->nacc == VZ_MAX_ACC) {
+        z->fail = 1;
+        return;
+    }
+    z->acc[z->nacc].buf = buf;
+    z->acc[z->nacc].idx = idx;
+    z->acc[z->nacc++].store = store;
+}
+
+/* The indices of a load or a store, vectorized; *vec tells whether any
+ * depends on the lanes (then all are widened). */
+static LExpr **vindices(Vz *z, LExpr **args, int n, int *vec)
+{
+    LExpr **out = arena_alloc(&z->s->arena, (size_t)(n + 1) * sizeof *out);
+
+    *vec = 0;
+    for (int i = 0; i < n; i++) {
+        out[i] = vexpr(z, args[i]);
+        *vec |= out[i]->type.lanes > 1;
+    }
+    for (int i = 0; *vec && i < n; i++)
+        out[i] = lir_simplify_expr(z->s, widen(z, out[i]));
+    return out;
+}
+
+static LExpr *vexpr(Vz *z, LExpr *e)
+{
+    LExpr *a, *b, *c, **args, *r;
+    int vec = 0;
+
+    if (z->fail)
+        return e;
+    switch (e->kind) {
+    case LE_INT:
+    case LE_FLOAT:
+        return e;
+    case LE_VAR:
+        if (e->var == z->v)
+            return lir_ramp(z->s, z->lo, lir_const(z->s, e->type, 1), z->w);
+        for (int i = z->nsub - 1; i >= 0; i--)
+            if (z->from[i] == e->var)
+                return z->to[i];
+        return e;
+    case LE_RAMP:
+    case LE_BROADCAST:
+        z->fail = 1;        /* already a vector: not nested */
+        return e;
+    case LE_LOAD:
+        args = vindices(z, e->args, e->nargs, &vec);
+        if (!vec) {
+            for (int i = 0; i < e->nargs; i++)
+                if (args[i] != e->args[i])
+                    return lir_load(z->s, e->var, args, e->nargs);
+            return e;
+        }
+        if (e->nargs == 1)
+            record(z, e->var, args[0], 0);
+        else
+            z->fail = 1;
+        return lir_load(z->s, e->var, args, e->nargs);
+    case LE_CALL:
+        args = arena_alloc(&z->s->arena, (size_t)(e->nargs + 1) *
+                           sizeof *args);
+        for (int i = 0; i < e->nargs; i++) {
+            args[i] = vexpr(z, e->args[i]);
+            vec |= args[i]->type.lanes > 1;
+        }
+        for (int i = 0; vec && i < e->nargs; i++)
+            args[i] = widen(z, args[i]);
+        return lir_call(z->s, e->fn, args, e->nargs);
+    default:
+        break;
+    }
+    a = vexpr(z, e->a);
+    b = e->b ? vexpr(z, e->b) : NULL;
+    c = e->c ? vexpr(z, e->c) : NULL;
+    vec = a->type.lanes > 1 || (b && b->type.lanes > 1) ||
+          (c && c->type.lanes > 1);
+    if (!vec && a == e->a && b == e->b && c == e->c)
+        return e;
+    if (vec) {
+        a = widen(z, a);
+        b = b ? widen(z, b) : NULL;
+        c = c ? widen(z, c) : NULL;
+    }
+    switch (e->kind) {
+    case LE_BINARY:
+        r = lir_binary(z->s, e->op, a, b);
+        return vec ? lir_simplify_expr(z->s, r) : r;
+    case LE_UNARY: return lir_unary(z->s, e->op, a);
+    case LE_SELECT: return lir_select(z->s, a, b, c);
+    case LE_CAST:
+        if (vec) {
+            a = lir_simplify_expr(z->s, a);
+            r = cast_ramp(z, e->type.dt, a);
+            if (r)
+                return lir_simplify_expr(z->s, r);
+        }
+        return lir_cast(z->s, e->type.dt, a);
+    default:
+        tl_unreachable();
+    }
+}
+
+/* Lane l of the vector expression e (scalar: e), or NULL when it
+ * cannot be written without the vector (a vector variable). */
+static LExpr *lane(Vz *z, LExpr *e, int l)
+{
+    LExpr *a, *b, *c, **args;
+
+    if (e->type.lanes == 1)
+        return e;
+    switch (e->kind) {
+    case LE_RAMP:
+        return lir_binary(z->s, LO_ADD, e->a, lir_binary(z->s, LO_MUL,
+                          lir_const(z->s, e->b->type, l), e->b));
+    case LE_BROADCAST:
+        return e->a;
+    case LE_LOAD:
+    case LE_CALL:
+        args = arena_alloc(&z->s->arena, (size_t)(e->nargs + 1) *
+                           sizeof *args);
+        for (int i = 0; i < e->nargs; i++)
+            if (!(args[i] = lane(z, e->args[i], l)))
+                return NULL;
+        return e->kind == LE_LOAD ? lir_load(z->s, e->var, args, e->nargs)
+                                  : lir_call(z->s, e->fn, args, e->nargs);
+    case LE_BINARY:
+    case LE_UNARY:
+    case LE_SELECT:
+    case LE_CAST:
+        a = lane(z, e->a, l);
+        b = e->b ? lane(z, e->b, l) : NULL;
+        c = e->c ? lane(z, e->c, l) : NULL;
+        if (!a || (e->b && !b) || (e->c && !c))
+            return NULL;
+        if (e->kind == LE_BINARY)
+            return lir_binary(z->s, e->op, a, b);
+        if (e->kind == LE_UNARY)
+            return lir_unary(z->s, e->op, a);
+        if (e->kind == LE_SELECT)
+            return lir_select(z->s, a, b, c);
+        return lir_cast(z->s, e->type.dt, a);
+    default:
+        return NULL;
+    }
+}
+
+static int const_int(const LExpr *e, int64_t *v)
+{
+    if (e->kind != LE_INT)
+        return 0;
+    *v = e->ival;
+    return 1;
+}
+
+/* A scalar condition that holds exactly when the vector condition c
+ * holds on every lane, or NULL. */
+static LExpr *all_lanes(Vz *z, LExpr *c)
+{
+    LExpr *a, *b, *r = NULL;
+    int64_t st;
+    int mx;
+
+    if (c->kind == LE_BROADCAST)
+        return c->a;
+    if (c->kind == LE_BINARY && c->op == LO_AND) {
+        a = all_lanes(z, c->a);
+        b = a ? all_lanes(z, c->b) : NULL;
+        return b ? lir_binary(z->s, LO_AND, a, b) : NULL;
+    }
+    if (c->kind == LE_BINARY && c->op >= LO_LT && c->op <= LO_GE) {
+        a = c->a;
+        b = c->b;
+        /* ramp < x needs its largest lane below x; x < ramp its
+         * smallest (and the same for <=, >, >=). */
+        if (a->kind == LE_RAMP && b->kind == LE_BROADCAST &&
+            const_int(a->b, &st)) {
+            mx = c->op == LO_LT || c->op == LO_LE;
+            return lir_binary(z->s, c->op,
+                              lane(z, a, (st >= 0) == mx ? z->w - 1 : 0),
+                              b->a);
+        }
+        if (b->kind == LE_RAMP && a->kind == LE_BROADCAST &&
+            const_int(b->b, &st)) {
+            mx = c->op == LO_GT || c->op == LO_GE;
+            return lir_binary(z->s, c->op, a->a,
+                              lane(z, b, (st >= 0) == mx ? z->w - 1 : 0));
+        }
+    }
+    for (int l = 0; l < z->w; l++) {
+        LExpr *x = lane(z, c, l);
+        if (!x)
+            return NULL;
+        r = r ? lir_binary(z->s, LO_AND, r, x) : x;
+    }
+    return r;
+}
+
+static LStmt *vstmt(Vz *z, LStmt *st);
+
+static LStmt *vblock(Vz *z, LStmt *st)
+{
+    LStmt **items = arena_alloc(&z->s->arena, (size_t)(st->nitems + 1) *
+                                sizeof *items);
+    int n = 0, nsub = z->nsub;
+
+    for (int i = 0; i < st->nitems && !z->fail; i++) {
+        LStmt *x = vstmt(z, st->items[i]);
+        if (!lir_is_nop(x))
+            items[n++] = x;
+    }
+    z->nsub = nsub;     /* the block's lets end here */
+    return lir_block(z->s, items, n);
+}
+
+static LStmt *vstmt(Vz *z, LStmt *st)
+{
+    LExpr *a, *b, **args;
+    LVar *nv;
+    int vec;
+
+    if (z->fail)
+        return st;
+    switch (st->kind) {
+    case LS_BLOCK:
+        return vblock(z, st);
+    case LS_LET:
+        a = vexpr(z, st->a);
+        if (a->type.lanes == 1) {
+            if (mentions_bound(z, a) || z->nhoist == VZ_MAX_BOUND) {
+                bind(z, st->var);
+            } else {
+                z->hvar[z->nhoist] = st->var;
+                z->hval[z->nhoist++] = a;
+            }
+            return a == st->a ? st : lir_let(z->s, st->var, a);
+        }
+        if (z->nsub == VZ_MAX_SUB) {
+            z->fail = 1;
+            return st;
+        }
+        a = lir_simplify_expr(z->s, a);
+        z->from[z->nsub] = st->var;
+        if (a->kind == LE_RAMP || a->kind == LE_BROADCAST) {
+            z->to[z->nsub++] = a;   /* substituted: indices stay ramps */
+            return lir_nop(z->s);
+        }
+        nv = lir_var(z->s, st->var->name, a->type);
+        z->to[z->nsub++] = lir_ref(z->s, nv);
+        return lir_let(z->s, nv, a);
+    case LS_STORE:
+        args = vindices(z, st->args, st->nargs, &vec);
+        a = vexpr(z, st->a);
+        if (!vec) {
+            /* Every lane would store into one element. */
+            z->fail = 1;
+            return st;
+        }
+        if (st->nargs != 1) {
+            z->fail = 1;
+            return st;
+        }
+        record(z, st->var, args[0], 1);
+        return lir_store(z->s, st->var, args, st->nargs, widen(z, a));
+    case LS_FOR:
+        a = vexpr(z, st->a);
+        b = vexpr(z, st->b);
+        if (a->type.lanes > 1 || b->type.lanes > 1 ||
+            st->loop == LP_VECTORIZED || st->loop == LP_PARALLEL ||
+            st->loop == LP_DISTRIBUTED) {
+            z->fail = 1;
+            return st;
+        }
+        bind(z, st->var);
+        return lir_for(z->s, st->loop, st->width, st->level, st->var, a, b,
+                       vstmt(z, st->body));
+    case LS_IF:
+        a = vexpr(z, st->a);
+        if (a->type.lanes == 1)
+            return lir_if(z->s, a, vstmt(z, st->body),
+                          st->orelse ? vstmt(z, st->orelse) : NULL);
+        a = lir_simplify_expr(z->s, a);
+        b = st->orelse ? NULL : all_lanes(z, a);
+        if (!b || mentions_bound(z, b)) {
+            z->fail = 1;
+            return st;
+        }
+        z->all = z->all ? lir_binary(z->s, LO_AND, z->all, b) : b;
+        return vstmt(z, st->body);
+    default:
+        z->fail = 1;    /* allocations */
+        return st;
+    }
+}
+
+/* e with the hoistable lets substituted (the latest first: it may use
+ * an earlier one). */
+static LExpr *unhoist(Vz *z, LExpr *e)
+{
+    for (int i = z->nhoist - 1; i >= 0; i--)
+        e = lir_substitute_expr(z->s, e, z->hvar[i], z->hval[i]);
+    return e;
+}
+
+/* Whether the accesses leave no dependence between lanes (see the
+ * top). */
+static int lanes_independent(Vz *z)
+{
+    for (int i = 0; i < z->nacc; i++) {
+        const Access *s = &z->acc[i];
+        int others = 0, same = 1;
+        int64_t st;
+        if (!s->store)
+            continue;
+        for (int j = 0; j < z->nacc; j++) {
+            if (j == i || z->acc[j].buf != s->buf)
+                continue;
+            others = 1;
+            same &= lir_expr_equal(z->acc[j].idx, s->idx);
+        }
+        if (!others)
+            continue;
+        if (!same || s->idx->kind != LE_RAMP || !const_int(s->idx->b, &st) ||
+            st == 0 || mentions_bound(z, s->idx))
+            return 0;
+    }
+    return 1;
+}
+
+/* The vector form of loop st, or st itself. */
+static LStmt *vectorize_loop(TlSession *s, LStmt *st)
+{
+    Vz *z;
+    LExpr *ext;
+    LStmt *body, *serial;
+
+    ext = lir_simplify_expr(s, lir_binary(s, LO_SUB, st->b, st->a));
+    if (ext->kind != LE_INT || !is_pow2(ext->ival) || ext->ival > 64)
+        return st;
+    z = arena_alloc(&s->arena, sizeof *z);
+    memset(z, 0, sizeof *z);
+    z->s = s;
+    z->v = st->var;
+    z->lo = st->a;
+    z->w = (int)ext->ival;
+    body = vstmt(z, st->body);
+    if (z->fail || !lanes_independent(z))
+        return st;
+    body = lir_simplify(s, body);
+    if (!z->all)
+        return body;
+    serial = lir_for(s, LP_SERIAL, 0, NULL, st->var, st->a, st->b,
+                     st->body);
+    return lir_if(s, lir_simplify_expr(s, unhoist(z, z->all)), body,
+                  serial);
+}
+
+static LStmt *on_for(LMutator *m, LStmt *st)
+{
+    st = lir_mutate_stmt_children(m, st);
+    if (st->kind != LS_FOR || st->loop != LP_VECTORIZED)
+        return st;
+    return vectorize_loop(m->s, st);
+}
+
+LStmt *lir_vectorize(TlSession *s, LStmt *st)
+{
+    LMutator m;
+
+    memset(&m, 0, sizeof m);
+    m.s = s;
+    m.stmt[LS_FOR] = on_for;
+    return lir_mutate_stmt(&m, st);
+}
