@@ -559,9 +559,99 @@ def gen_generic():
     save("gn_clip_i", np.clip(ai, -3, 5), np.int32)
 
 
+# --------------------------------------------------------------------
+# std.axes: reductions over axis sets (numpy's own reductions with
+# keepdims), ArgMax/ArgMin along an axis, squeezes and splits.
+# --------------------------------------------------------------------
+
+AX_SHAPES = {1: [5], 2: [3, 4], 3: [2, 3, 4], 4: [2, 3, 2, 3]}
+AX_SUBSETS = {1: [[0]], 2: [[0, 1], [0], [1]],
+              3: [[0, 1, 2], [0], [2], [0, 2], [1]],
+              4: [[0, 1, 2, 3], [1], [0, 3], [2, 3], [1, 2]]}
+
+
+def reduce_ref(op, x, axes):
+    a = tuple(axes)
+    xd = x.astype(np.float64)
+    if op == "sum":
+        return xd.sum(axis=a, keepdims=True)
+    if op == "mean":
+        return xd.mean(axis=a, keepdims=True)
+    if op == "max":
+        return x.max(axis=a, keepdims=True)
+    if op == "min":
+        return x.min(axis=a, keepdims=True)
+    if op == "prod":
+        return xd.prod(axis=a, keepdims=True)
+    if op == "l1":
+        return np.abs(xd).sum(axis=a, keepdims=True)
+    if op == "l2":
+        return np.sqrt((xd * xd).sum(axis=a, keepdims=True))
+    if op == "sum_square":
+        return (xd * xd).sum(axis=a, keepdims=True)
+    if op == "log_sum":
+        return np.log(xd.sum(axis=a, keepdims=True))
+    return np.log(np.exp(xd).sum(axis=a, keepdims=True))   # log_sum_exp
+
+
+def gen_axes():
+    for n, shape in AX_SHAPES.items():
+        x = randn(*shape)
+        p = np.abs(randn(*shape)) + 0.1     # positive, for ReduceLogSum
+        save("ax_x%d" % n, x)
+        save("ax_p%d" % n, p)
+        for sub in AX_SUBSETS[n]:
+            tag = "".join(map(str, sub))
+            for op in ["sum", "mean", "max", "min", "prod", "l1", "l2",
+                       "sum_square", "log_sum", "log_sum_exp"]:
+                src = p if op == "log_sum" else x
+                save("ax_%s_%dd_%s" % (op, n, tag), reduce_ref(op, src, sub))
+        for d in range(n):
+            save("ax_argmax_%dd_%d" % (n, d),
+                 np.expand_dims(x.argmax(axis=d), d), np.int64)
+            save("ax_argmin_%dd_%d" % (n, d),
+                 np.expand_dims(x.argmin(axis=d), d), np.int64)
+    x1 = np.load(os.path.join(out_dir, "ax_x1.npy"))
+    x2 = np.load(os.path.join(out_dir, "ax_x2.npy"))
+    x3 = np.load(os.path.join(out_dir, "ax_x3.npy"))
+    x4 = np.load(os.path.join(out_dir, "ax_x4.npy"))
+    xi = rng.integers(-3, 4, size=(3, 4)).astype(np.int32)   # with ties
+    save("ax_xi", xi, np.int32)
+    save("ax_xi_sum1", xi.sum(axis=1, keepdims=True), np.int32)
+    save("ax_xi_max0", xi.max(axis=0, keepdims=True), np.int32)
+    save("ax_xi_prod", np.prod(xi.astype(np.int64)).reshape(1, 1),
+         np.int32)
+    save("ax_xi_argmax1", np.expand_dims(xi.argmax(axis=1), 1), np.int64)
+    save("ax_xi_argmin0", np.expand_dims(xi.argmin(axis=0), 0), np.int64)
+    xd = rng.standard_normal((2, 3, 4))
+    save("ax_xd", xd, np.float64)
+    save("ax_xd_mean02", xd.mean(axis=(0, 2), keepdims=True), np.float64)
+    xw = x3.astype(np.float64)
+    save("ax_sum3_1_nokeep", xw.sum(axis=1))
+    # Rank 0: np.save directly (ascontiguousarray would make it rank 1).
+    np.save(os.path.join(out_dir, "ax_mean4_all_nokeep.npy"),
+            np.array(x4.astype(np.float64).mean(), dtype=np.float32))
+    save("ax_l2_4_013_nokeep",
+         np.sqrt((x4.astype(np.float64) ** 2).sum(axis=(0, 1, 3))))
+    save("ax_max4_12_t", x4.max(axis=(1, 2)).T)
+    save("ax_sq4_1", x4[:, 0, :, :])
+    np.save(os.path.join(out_dir, "ax_x1_2.npy"), np.array(x1[2]))
+    save("ax_min3_02_nokeep", x3.min(axis=(0, 2)))
+    for name, a in zip("ab", np.split(x1, [2])):
+        save("ax_split1_" + name, a)
+    for name, a in zip("abcd", np.split(x2, [1, 2, 3], axis=1)):
+        save("ax_split2_" + name, a)
+    for name, a in zip("abc", np.split(x3, [1, 3], axis=2)):
+        save("ax_split3_" + name, a)
+    for name, a in zip("ab", np.split(x4, [1], axis=1)):
+        save("ax_split4_" + name, a)
+    for name, a in zip("abc", np.split(x3, [1, 2], axis=0)):
+        save("ax_split30_" + name, a)
+
+
 GENERATORS = [gen_conv, gen_pool, gen_norm, gen_softmax, gen_matmul,
               gen_reduce, gen_movement, gen_activations,
-              gen_generic]
+              gen_generic, gen_axes]
 
 
 def main():
