@@ -265,10 +265,22 @@ static int emit_nll(OxModel *m, OxValue *lp, OxValue *t, OxValue *w,
         buf_printf(b, "select(%s == %lld, %s(0), ", tr.s, (long long)ig->i,
                    T);
     lp->used = 1;
-    buf_printf(b, "-%s[i0, %s", lp->id, tr.s);
-    for (int i = 1; i < t->rank; i++)
-        buf_printf(b, ", i%d", i);
-    buf_putc(b, ']');
+    if (lp->kind == OX_NODE) {
+        /* A stage is read at the target through a sum over the
+         * classes, so that its domain follows from its readers (a
+         * data-dependent read would need its natural domain, which a
+         * Reshape before it does not give). */
+        buf_printf(b, "-(sum(r0 in 0..%lld) select(r0 == %s, %s[i0, r0",
+                   (long long)lp->dims[1], tr.s, lp->id);
+        for (int i = 1; i < t->rank; i++)
+            buf_printf(b, ", i%d", i);
+        buf_printf(b, "], %s(0)))", T);
+    } else {
+        buf_printf(b, "-%s[i0, %s", lp->id, tr.s);
+        for (int i = 1; i < t->rank; i++)
+            buf_printf(b, ", i%d", i);
+        buf_putc(b, ']');
+    }
     if (w) {
         w->used = 1;
         buf_printf(b, " * %s[%s]", w->id, tr.s);
@@ -388,7 +400,79 @@ static int op_sce(OxModel *m)
     return emit_nll(m, lp, t, w, 0);
 }
 
+/* MeanVarianceNormalization: (x - mean) / (sqrt(E[x^2] - mean^2) +
+ * 1e-9) over `axes` (default N, H, W), as ONNX's function defines it. */
+static int op_mvn(OxModel *m)
+{
+    OxValue *x = ox_in(m, 0), *y;
+    int64_t axes[TL_MAX_RANK] = {0, 2, 3}, count = 1;
+    int n = 3, red[TL_MAX_RANK] = {0};
+    char *mu, *sq;
+    const char *T;
+    TlBuf kept, rv, rd, *b = &m->body;
+
+    if (!x || !dt_is_float(x->dt)) {
+        ox_unsupported(m, "needs a float input");
+        return -1;
+    }
+    if (ox_attr(m, "axes") &&
+        (n = ox_attr_ints(m, "axes", axes, TL_MAX_RANK)) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
+        if (a < 0 || a >= x->rank || red[a]) {
+            ox_unsupported(m, "axes are out of range or repeated");
+            return -1;
+        }
+        red[a] = 1;
+        count *= x->dims[a];
+    }
+    if (n == 0) {
+        ox_unsupported(m, "no axes");
+        return -1;
+    }
+    if (!(y = ox_out(m, 0, x->dt, x->rank, x->dims)))
+        return -1;
+    T = dt_name(x->dt);
+    mu = fresh(m, y->name, "mean");
+    sq = fresh(m, y->name, "meansq");
+    buf_init(&kept);
+    buf_init(&rv);
+    buf_init(&rd);
+    buf_putc(&kept, '[');
+    buf_putc(&rd, '[');
+    for (int i = 0, k = 0, r = 0; i < x->rank; i++) {
+        if (red[i]) {
+            buf_printf(&rv, "%sr%d in 0..%lld", r ? ", " : "", r,
+                       (long long)x->dims[i]);
+            buf_printf(&rd, "%sr%d", i ? ", " : "", r++);
+        } else {
+            buf_printf(&kept, "%si%d", k++ ? ", " : "", i);
+            buf_printf(&rd, "%si%d", i ? ", " : "", i);
+        }
+    }
+    buf_putc(&kept, ']');
+    buf_putc(&rd, ']');
+    x->used = 1;
+    ox_comment(m);
+    buf_printf(b, "    %s%s = (sum(%s) %s%s) / %s(%lld)\n", mu, kept.s,
+               rv.s ? rv.s : "", x->id, rd.s, T, (long long)count);
+    buf_printf(b, "    %s%s = (sum(%s) %s%s * %s%s) / %s(%lld)\n", sq,
+               kept.s, rv.s ? rv.s : "", x->id, rd.s, x->id, rd.s, T,
+               (long long)count);
+    ox_lhs(b, y->id, x->rank);
+    buf_putc(b, '(');
+    read_all(b, x);
+    buf_printf(b, " - %s%s) / (sqrt(%s%s - %s%s * %s%s) + %s(1e-9))\n", mu,
+               kept.s, sq, kept.s, mu, kept.s, mu, kept.s, T);
+    buf_free(&kept);
+    buf_free(&rv);
+    buf_free(&rd);
+    return 0;
+}
+
 static const OxOp ops[] = {
+    {"MeanVarianceNormalization", op_mvn},
     {"LayerNormalization", op_layernorm},
     {"InstanceNormalization", op_instnorm},
     {"Hardmax", op_hardmax},

@@ -299,12 +299,16 @@ static int op_dropout(OxModel *m)
     OxValue *x = need_in(m, 0), *y, *mask;
     Idx idx[TL_MAX_RANK];
 
-    OxValue *train = ox_in(m, 2);
+    OxValue *ratio = ox_in(m, 1), *train = ox_in(m, 2);
 
     if (!x)
         return -1;
+    /* Training mode drops elements at random, unless the ratio is 0:
+     * then it keeps them all, as inference does. */
     if (train && (!train->cval || train->rank != 0 ||
-                  tl_tensor_get_i64(train->cval, NULL))) {
+                  tl_tensor_get_i64(train->cval, NULL)) &&
+        (!ratio || !ratio->cval || ratio->rank != 0 ||
+         tl_tensor_get_f64(ratio->cval, NULL) != 0)) {
         ox_unsupported(m, "training mode (random) is not supported");
         return -1;
     }
