@@ -1,6 +1,7 @@
 # axes_errors.sh - std.axes refuses what does not fit at run time with
 # an error at the kernel's read and a note at the call: a squeezed axis
-# whose extent is not 1, split sizes past the end.
+# whose extent is not 1, split sizes past the end; and std.math's
+# reshapes, sizes that do not hold the elements.
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMP" || exit 1
 
@@ -35,4 +36,16 @@ TDSL
 [ "$?" = 1 ] || fail "a first part larger than the axis: exit $?"
 grep -q "output 'Y1' of 'split2d_2<f32>' would have the negative size -1" \
     err || fail "split sizes: $(cat err)"
+
+cat >rs.tdsl <<'TDSL'
+import std.math
+let x = rand(f32, [2, 5])
+print reshape2to2(x, s0 = 3, s1 = 3)
+TDSL
+"$TDSL" rs.tdsl >out 2>err
+[ "$?" = 1 ] || fail "a reshape to 9 elements of 10: exit $?"
+grep -q "output 'Y' of 'reshape2to2<f32>' would have the negative size -1" \
+    err || fail "reshape: $(cat err)"
+grep -q "rs.tdsl:3:7: note: in this call of 'reshape2to2<f32>'" err ||
+    fail "reshape note: $(cat err)"
 exit 0

@@ -647,6 +647,12 @@ def gen_axes():
         save("ax_split4_" + name, a)
     for name, a in zip("abc", np.split(x3, [1, 2], axis=0)):
         save("ax_split30_" + name, a)
+    for name, a, shape in [("2to2", x2, [2, 6]), ("2to3", x2, [2, 3, 2]),
+                           ("4to2", x4, [6, 6]), ("4to1", x4, [36]),
+                           ("4to4", x4, [3, 2, 6, 1]),
+                           ("1to3", x1, [1, 5, 1]), ("3to3", x3, [4, 3, 2]),
+                           ("3to2", x3, [2, 12]), ("1to4", x1, [1, 1, 5, 1])]:
+        save("ax_rs_" + name, np.reshape(a, shape))
 
 
 GENERATORS = [gen_conv, gen_pool, gen_norm, gen_softmax, gen_matmul,
