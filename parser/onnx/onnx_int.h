@@ -109,5 +109,6 @@ OxOpFn ox_nn_op(const char *name);
 OxOpFn ox_tensor_op(const char *name);
 OxOpFn ox_loss_op(const char *name);
 OxOpFn ox_scatter_op(const char *name);
+OxOpFn ox_einsum_op(const char *name);
 
 #endif
