@@ -446,6 +446,17 @@ LStmt *lir_simplify(TlSession *s, LStmt *st);
  * beyond their dtypes (for other passes and tests). */
 LExpr *lir_simplify_expr(TlSession *s, LExpr *e);
 
+/* pass_partition.c.  Splits loops whose guard (an `if` around all of
+ * the body, through inner loops and lets) holds for every inner
+ * iteration over a middle range of the variable into head, main and
+ * tail loops; the main loop runs without those guard terms. */
+LFunc *lir_partition_loops(TlSession *s, LFunc *f);
+
+/* pass_bounds.c.  Shrinks each loop to the range its guard allows
+ * where the guard's terms bound its variable independently of inner
+ * loops, and drops those terms. */
+LFunc *lir_infer_bounds(TlSession *s, LFunc *f);
+
 /* pipeline.c.  A pass by name: run takes a well-formed function and
  * returns one (f itself when nothing changed); in_pipeline marks the
  * passes lir_pipeline runs. */

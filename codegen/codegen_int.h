@@ -51,4 +51,53 @@ TL_INTERNAL void lir_print_name(TlBuf *out, const char *name);
  * (`for i in 0 .. n`, `if x < 3`, `A[i] = x`), for messages. */
 TL_INTERNAL void lir_print_head(TlBuf *out, const LStmt *st);
 
+/* ====================================================================
+ * lir_guard.c - guards of loops as linear constraints (for the loop
+ * passes)
+ * ==================================================================== */
+
+enum { LIR_GUARD_MAX = 32 };
+
+/* The guard of a loop: the `if` (no else) its body reaches through
+ * inner loops (outermost first) and blocks of lets alone. */
+typedef struct LGuard {
+    const LStmt *inner[LIR_GUARD_MAX];
+    int ninner;
+    const LStmt *lets[LIR_GUARD_MAX];
+    int nlets;
+    const LStmt *ifst;
+} LGuard;
+
+/* What one term of a guard says about the loop variable v (i64
+ * bounds; NULL: unbounded on that side): it holds for every inner
+ * iteration when sure_lo <= v < sure_hi, for some when maybe_lo <= v <
+ * maybe_hi; inner is set when the inner loop variables matter (else
+ * the ranges agree). */
+typedef struct LTermRange {
+    LExpr *sure_lo, *sure_hi, *maybe_lo, *maybe_hi;
+    int inner;
+} LTermRange;
+
+/* Fills g for loop; -1 when the loop has no guard of that shape. */
+TL_INTERNAL int lir_find_guard(const LStmt *loop, LGuard *g);
+/* e with the guard path's lets substituted. */
+TL_INTERNAL LExpr *lir_guard_subst(TlSession *s, const LGuard *g,
+                                   LExpr *e);
+/* The terms of a conjunction (at most max), or -1. */
+TL_INTERNAL int lir_conjuncts(LExpr *cond, LExpr **terms, int max);
+/* The range of loop's variable where term t (with the lets
+ * substituted) holds; -1 when t is not a linear comparison of signed
+ * integers in v with constant coefficients. */
+TL_INTERNAL int lir_term_range(TlSession *s, LExpr *t, const LStmt *loop,
+                               const LGuard *g, LTermRange *r);
+/* loop's body with the guard's condition made of terms[i] where
+ * keep[i] (none kept: the `if` becomes its body). */
+TL_INTERNAL LStmt *lir_guard_replace(TlSession *s, const LStmt *loop,
+                                     const LGuard *g, const int *keep,
+                                     LExpr *const *terms, int nterms);
+/* A name "base.__pN" used nowhere in f, N from ++*k on (a pass keeps
+ * one counter, so that the names it adds differ too). */
+TL_INTERNAL const char *lir_fresh_name(TlSession *s, const LFunc *f,
+                                       const char *base, int *k);
+
 #endif

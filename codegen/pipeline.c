@@ -29,6 +29,9 @@ static LFunc *run_vectorize(TlSession *s, LFunc *f)
 /* In pipeline order. */
 static const LPass passes[] = {
     {"simplify", run_simplify, 1},
+    {"partition", lir_partition_loops, 1},
+    {"bounds", lir_infer_bounds, 1},
+    {"simplify", run_simplify, 1},
     {"vectorize", run_vectorize, 1},
 };
 

@@ -1,0 +1,117 @@
+/*
+ * pass_partition.c - loop partitioning for tails.  A loop whose
+ * iterations are guarded (lir_guard.c) by a condition that holds for
+ * every inner iteration over a middle range of its variable, and not
+ * near the ends (a split's guarded tail: `xo * 4 + xi < n` holds for
+ * all xi while xo < n / 4), becomes up to three loops: the head and
+ * the tail keep the guard, the main loop runs without the terms it
+ * proves.  The split points are computed once, in i64, clamped into
+ * the loop's range:
+ *
+ *   for xo in 0 .. (n + 3) / 4 {           let xo.__p1 = i32(...0...)
+ *     for xi in 0 .. 4 {                   let xo.__p2 = i32(...n / 4...)
+ *       if xo * 4 + xi < n { S }    ==>    for xo in xo.__p1 .. xo.__p2 {
+ *     }                                      for xi in 0 .. 4 { S }
+ *   }                                      }
+ *                                          for xo in xo.__p2 .. (n + 3) / 4
+ *                                            { ...guarded as before... }
+ *
+ * (no head loop here: the guard gives no lower limit).  Terms that do
+ * not depend on the inner loops are left to pass_bounds.c, which
+ * shrinks the loop itself.  Partitioned loops keep their kind; their
+ * bodies are partitioned in turn, so a 2-d tile's main part has no
+ * guard at all.
+ */
+#include "codegen/codegen_int.h"
+
+#include <string.h>
+
+enum { MAXT = 32 };
+
+typedef struct Part {
+    const LFunc *f;
+    int uniq;
+} Part;
+
+static LExpr *as64(TlSession *s, LExpr *e)
+{
+    return e->type.dt == DT_I64 ? e : lir_cast(s, DT_I64, e);
+}
+
+static LExpr *lmin(TlSession *s, LExpr *a, LExpr *b)
+{
+    return a ? lir_binary(s, LO_MIN, a, b) : b;
+}
+
+static LExpr *lmax(TlSession *s, LExpr *a, LExpr *b)
+{
+    return a ? lir_binary(s, LO_MAX, a, b) : b;
+}
+
+static LStmt *part_for(LMutator *m, LStmt *st)
+{
+    Part *p = m->ctx;
+    TlSession *s = m->s;
+    LGuard g;
+    LExpr *terms[MAXT], *lo = NULL, *hi = NULL, *lo64, *hi64, *mlo, *mhi;
+    LStmt *items[5], *main_body;
+    LVar *vlo, *vhi;
+    int keep[MAXT], n, nit = 0;
+    LType t = st->var->type;
+
+    if (lir_find_guard(st, &g) ||
+        (n = lir_conjuncts(g.ifst->a, terms, MAXT)) < 0)
+        return lir_mutate_stmt_children(m, st);
+    for (int i = 0; i < n; i++) {
+        LTermRange r;
+        keep[i] = 1;
+        if (lir_term_range(s, lir_guard_subst(s, &g, terms[i]), st, &g, &r)
+            || !r.inner)
+            continue;
+        keep[i] = 0;
+        if (r.sure_lo)
+            lo = lmax(s, lo, r.sure_lo);
+        if (r.sure_hi)
+            hi = lmin(s, hi, r.sure_hi);
+    }
+    if (!lo && !hi)
+        return lir_mutate_stmt_children(m, st);
+    main_body = lir_guard_replace(s, st, &g, keep, terms, n);
+    lo64 = as64(s, st->a);
+    hi64 = as64(s, st->b);
+    mlo = lo ? lir_binary(s, LO_MAX, lir_binary(s, LO_MIN, lo, hi64), lo64)
+             : lo64;
+    mhi = hi ? lir_binary(s, LO_MAX, lir_binary(s, LO_MIN, hi, hi64), mlo)
+             : hi64;
+    vlo = lir_var(s, lir_fresh_name(s, p->f, st->var->name, &p->uniq), t);
+    vhi = lir_var(s, lir_fresh_name(s, p->f, st->var->name, &p->uniq), t);
+    items[nit++] = lir_let(s, vlo, lir_cast(s, t.dt, mlo));
+    items[nit++] = lir_let(s, vhi, lir_cast(s, t.dt, mhi));
+    if (lo)
+        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
+                               st->a, lir_ref(s, vlo),
+                               lir_mutate_stmt(m, st->body));
+    items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
+                           lir_ref(s, vlo), lir_ref(s, vhi),
+                           lir_mutate_stmt(m, main_body));
+    if (hi)
+        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
+                               lir_ref(s, vhi), st->b,
+                               lir_mutate_stmt(m, st->body));
+    return lir_block(s, items, nit);
+}
+
+LFunc *lir_partition_loops(TlSession *s, LFunc *f)
+{
+    Part p = {f, 0};
+    LMutator m;
+    LStmt *body;
+
+    memset(&m, 0, sizeof m);
+    m.s = s;
+    m.ctx = &p;
+    m.stmt[LS_FOR] = part_for;
+    body = lir_mutate_stmt(&m, f->body);
+    return body == f->body ? f : lir_func(s, f->name, f->params,
+                                          f->nparams, body);
+}
