@@ -32,6 +32,11 @@ int cmd_script(int argc, char **argv);
 /* cmd_import.c: `tdsl import MODEL.onnx ...` (parser/onnx/). */
 int cmd_import(int argc, char **argv);
 
+/* cmd_asm.c: `tdsl asm`, `tdsl disasm`; cmd_sim.c: `tdsl sim`. */
+int cmd_asm(int argc, char **argv);
+int cmd_disasm(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
+
 /* Prints "tdsl: MESSAGE" and "try 'tdsl --help'" on stderr and returns
  * EXIT_USAGE, so a command can `return cli_usage(...)`. */
 int cli_usage(const char *fmt, ...) TL_PRINTF(1, 2);

@@ -32,7 +32,9 @@ static const struct Command {
     {"compile", NULL, 4},
     {"bench", NULL, 4},
     {"import", cmd_import, 0},
-    {"sim", NULL, 6},
+    {"asm", cmd_asm, 0},
+    {"disasm", cmd_disasm, 0},
+    {"sim", cmd_sim, 0},
 };
 
 static const char usage_text[] =
@@ -52,10 +54,14 @@ static const char usage_text[] =
     "      [--out [NAME=]FILE[:KEY]]... [--param NAME=VALUE]...\n"
     "      [--target T]           run one kernel on .npy/.safetensors/.pb\n"
     "                             files (outputs not given: printed)\n"
+    "  asm K.s [-o K.tam] [--machine M]   accelerator assembly to binary\n"
+    "  disasm K.tam [-o K.s]      accelerator binary to assembly\n"
+    "  sim K.tam|K.s [--machine tiny|test|mn2|FILE] [--in NAME=A.npy]...\n"
+    "      [--out NAME=C.npy]... [--stats] [--lenient] [--expand]\n"
+    "                             run on the accelerator simulator\n"
     "\n"
     "coming:\n"
     "  lower, compile, bench      schedules, C backend     (issue 4)\n"
-    "  sim PROGRAM                accelerator simulator    (issue 6)\n"
     "\n"
     "options:\n"
     "  -h, --help                 show this help\n"

@@ -229,4 +229,20 @@ X(CG_DLOPEN, ERROR, "cannot load the compiled kernel '%s': %s")
 /* A directive that would race on, or reassociate, a reduction. */
 X(CG_RVAR_SERIAL, ERROR, "'%s' of reduction variable '%s' without rfactor: its iterations accumulate into the same elements")
 X(CG_RVAR_ORDER, ERROR, "'%s' would change the order of the reduction variables, which reassociates the reduction")
+/* The accelerator's assembler (codegen/acc/acc_asm.c): the message
+ * says what was expected; rules between the ops of one bundle have
+ * their own ids. */
+X(ACC_SYNTAX, ERROR, "%s")
+X(ACC_UNKNOWN_OP, ERROR, "unknown instruction '%s'")
+X(ACC_OPERAND, ERROR, "%s")
+X(ACC_SLOT_TWICE, ERROR, "%s")
+X(ACC_WRITE_TWICE, ERROR, "%s")
+X(ACC_PORT, ERROR, "%s")
+X(ACC_PRECISION, ERROR, "%s")
+X(ACC_DIRECTIVE, ERROR, "%s")
+X(ACC_MACHINE, ERROR, "%s")
+/* The simulator: a read before the value is there (strict mode), an
+ * address through T out of range. */
+X(ACC_HAZARD, ERROR, "%s")
+X(ACC_SIM, ERROR, "%s")
 /* end of codegen section */

@@ -121,4 +121,237 @@ uint64_t acc_machine_hash(const AccMachine *m);
 
 /* end of machine section */
 
+/* ====================================================================
+ * Instruction set (codegen/acc/acc_isa.c; the assembly language is
+ * documented in docs/accel-asm.md)
+ *
+ * A program is a list of bundles; a bundle is one step and holds at
+ * most one op per slot.  The L slots are one per BM level: slot
+ * ACC_SLOT_L + k - 1 holds the transfers of level Lk.
+ * ==================================================================== */
+
+typedef enum {
+    ACC_SLOT_ALU, ACC_SLOT_MAU, ACC_SLOT_MW, ACC_SLOT_DMA, ACC_SLOT_CTL,
+    ACC_SLOT_L,
+    ACC_SLOT__MAX = ACC_SLOT_L + ACC_MAX_LEVELS
+} AccSlot;
+
+/* X(ID, spelling, kind): every opcode.  Kinds (AccOpKind) say which
+ * operands an op has and which slot it goes to. */
+#define ACC_OPS(X)                                                       \
+    X(ADD, "add", ACC_K_BIN) X(SUB, "sub", ACC_K_BIN)                    \
+    X(MUL, "mul", ACC_K_BIN) X(MAX, "max", ACC_K_BIN)                    \
+    X(MIN, "min", ACC_K_BIN) X(AND, "and", ACC_K_BIN)                    \
+    X(OR, "or", ACC_K_BIN) X(XOR, "xor", ACC_K_BIN)                      \
+    X(SHL, "shl", ACC_K_BIN) X(SHR, "shr", ACC_K_BIN)                    \
+    X(FMA, "fma", ACC_K_FMA)                                             \
+    X(RELU, "relu", ACC_K_UN) X(NEG, "neg", ACC_K_UN)                    \
+    X(RSQRT, "rsqrt", ACC_K_UN) X(RECIP, "recip", ACC_K_UN)              \
+    X(EXP, "exp", ACC_K_UN) X(LOG, "log", ACC_K_UN)                      \
+    X(CMPLT, "cmplt", ACC_K_CMP) X(CMPLE, "cmple", ACC_K_CMP)            \
+    X(CMPEQ, "cmpeq", ACC_K_CMP)                                         \
+    X(SEL, "sel", ACC_K_SEL) X(CVT, "cvt", ACC_K_CVT)                    \
+    X(MOV, "mov", ACC_K_MOV) X(ZERO, "zero", ACC_K_ZERO)                 \
+    X(MSL, "msl", ACC_K_ROT) X(MSR, "msr", ACC_K_ROT)                    \
+    X(MFMA, "mfma", ACC_K_MFMA) X(MMUL, "mmul", ACC_K_MFMA)              \
+    X(MWRITE, "mwrite", ACC_K_MWRITE) X(MREAD, "mread", ACC_K_MREAD)     \
+    X(BCAST, "bcast", ACC_K_XDOWN) X(DIST, "dist", ACC_K_XDOWN)          \
+    X(MBCAST, "mbcast", ACC_K_XDOWN) X(GATHER, "gather", ACC_K_XUP)      \
+    X(UCAST, "ucast", ACC_K_XUP) X(REDADD, "redadd", ACC_K_XUP)          \
+    X(REDMAX, "redmax", ACC_K_XUP) X(REDMIN, "redmin", ACC_K_XUP)        \
+    X(DLD, "dma.ld", ACC_K_DMA) X(DST, "dma.st", ACC_K_DMA)              \
+    X(DBCAST, "dma.bcast", ACC_K_DMA) X(DDIST, "dma.dist", ACC_K_DMA)    \
+    X(DGATHER, "dma.gather", ACC_K_DMA)                                  \
+    X(DREDADD, "dma.redadd", ACC_K_DMA)                                  \
+    X(DREDMAX, "dma.redmax", ACC_K_DMA)                                  \
+    X(DREDMIN, "dma.redmin", ACC_K_DMA)                                  \
+    X(NOP, "nop", ACC_K_CTL) X(WAIT, "wait", ACC_K_CTL)                  \
+    X(NOFORWARD, "noforward", ACC_K_CTL) X(HALT, "halt", ACC_K_CTL)
+
+typedef enum {
+    ACC_K_BIN, ACC_K_FMA, ACC_K_UN, ACC_K_CMP, ACC_K_SEL, ACC_K_CVT,
+    ACC_K_MOV, ACC_K_ZERO, ACC_K_ROT, ACC_K_MFMA, ACC_K_MWRITE,
+    ACC_K_MREAD, ACC_K_XDOWN, ACC_K_XUP, ACC_K_DMA, ACC_K_CTL
+} AccOpKind;
+
+typedef enum {
+#define X(id, sp, k) ACC_OP_##id,
+    ACC_OPS(X)
+#undef X
+    ACC_OP__COUNT
+} AccOpcode;
+
+/* Where an operand lives. */
+typedef enum {
+    ACC_SP_NONE,
+    ACC_SP_LM0, ACC_SP_LM1, ACC_SP_R, ACC_SP_S, ACC_SP_T,  /* per PE */
+    ACC_SP_ALUF, ACC_SP_MAUF, ACC_SP_LBF,   /* forwarding, read only */
+    ACC_SP_IMM,     /* #value: addr indexes the constant table */
+    ACC_SP_ID,      /* $name: k is the level index, ACC_ID_SUB or
+                     * ACC_ID_GPE */
+    ACC_SP_MASK,    /* mK: addr is K */
+    ACC_SP_MREG,    /* x or y (k 0 or 1), addr the first row */
+    ACC_SP_BM,      /* BM of level Lk (k), addr in long words */
+    ACC_SP_DRAM,    /* addr in long words */
+    ACC_SP__COUNT
+} AccSpace;
+
+enum { ACC_ID_SUB = 100, ACC_ID_GPE = 101 };
+
+/* Addressing of PE storage (LM, GRF, T). */
+typedef enum {
+    ACC_MODE_STRIDE,    /* sub-cycle c: addr + c * stride (words) */
+    ACC_MODE_FLAT,      /* sub-cycle c: const[addr + c] */
+    ACC_MODE_INDIRECT   /* sub-cycle c: T[c] of the PE (lm0 only) */
+} AccMode;
+
+typedef struct AccOpnd {
+    uint8_t space;      /* AccSpace */
+    uint8_t width;      /* long words per sub-cycle: 1 (lw) or 2 (dlw) */
+    uint8_t mode;       /* AccMode */
+    uint8_t mask;       /* write mask of a destination (0: all) */
+    uint8_t k;          /* BM level, id kind, matrix register */
+    int32_t addr;       /* words (PE storage), long words (BM, DRAM) */
+    int32_t stride;     /* ACC_MODE_STRIDE: words per sub-cycle;
+                         * BM/DRAM: length in long words (0: implied) */
+} AccOpnd;
+
+#define ACC_MAX_SRC 3
+#define ACC_MAX_DST 2
+
+typedef struct AccOp {
+    uint8_t opc;        /* AccOpcode */
+    uint8_t slot;       /* AccSlot */
+    uint8_t dt, dt2;    /* TlDType; dt2: cvt's source type */
+    uint8_t level;      /* transfers: k of Lk */
+    uint8_t nsrc, ndst;
+    uint8_t tag;        /* DMA op and wait: the tag */
+    int16_t child;      /* ucast@i, dma.ld@i ...: the child; -1 none */
+    uint16_t nsteps;    /* nop/n */
+    AccOpnd src[ACC_MAX_SRC];
+    AccOpnd dst[ACC_MAX_DST];
+    int col;            /* source column of the op (0 if none) */
+} AccOp;
+
+typedef struct AccBundle {
+    int first, nops;    /* ops[first .. first+nops) */
+    TlLoc loc;          /* the source line (file -1 from a binary) */
+} AccBundle;
+
+/* A constant: an immediate (double and its integer reading) or a flat
+ * address. */
+typedef struct AccConst {
+    double f;
+    int64_t i;
+} AccConst;
+
+/* A tensor the program reads or writes, packed row-major in DRAM from
+ * long word `addr` (`.input A f32[64,64] d[0]`). */
+typedef struct AccIO {
+    const char *name;
+    int is_output;
+    TlDType dt;
+    int rank;
+    int64_t shape[TL_MAX_RANK];
+    int64_t addr;
+    TlLoc loc;
+} AccIO;
+
+/* A compressed repetition: bundles [first, first+n) run count times;
+ * at iteration j every operand address is its assembled value plus
+ * j * inc[...] (one int32 per operand of each op of the range, in the
+ * order src[0..ACC_MAX_SRC), dst[0..ACC_MAX_DST)). */
+typedef struct AccRep {
+    int first, n;
+    int64_t count;
+    int32_t *inc;
+} AccRep;
+
+typedef struct AccProgram {
+    const AccMachine *m;
+    AccOp *ops;
+    int nops;
+    AccBundle *b;
+    int nb;
+    AccConst *consts;
+    int nconsts;
+    AccIO *io;
+    int nio;
+    AccRep *reps;       /* sorted, disjoint; none in an expanded one */
+    int nreps;
+} AccProgram;
+
+const char *acc_op_name(AccOpcode op);
+AccOpKind acc_op_kind(AccOpcode op);
+const char *acc_slot_name(const AccMachine *m, int slot, char *buf,
+                          size_t n);
+
+/* Assembles the source file `file` of session s (tl_add_file) for
+ * machine m (NULL: the file's `.machine` line, else "test").  Errors
+ * go through diag_error; returns NULL when there were any.  With
+ * `compress`, innermost `.rep` blocks whose addresses step linearly are
+ * kept as AccRep records; otherwise everything is expanded. */
+AccProgram *acc_assemble(TlSession *s, int file, const AccMachine *m,
+                         int compress);
+/* The fully expanded program (p itself when it has no AccRep). */
+AccProgram *acc_expand(TlSession *s, const AccProgram *p);
+/* Writes assembly that acc_assemble reads back to the same program
+ * (expanded programs print one line per bundle). */
+void acc_disasm(TlBuf *out, const AccProgram *p);
+
+/* The .tam binary (format in docs/accel-asm.md).  acc_write_tam
+ * expands reps first.  acc_read_tam checks every byte and every op
+ * against the machine named by spec... (m may be NULL: the machine the
+ * file names must then be a built-in); NULL with the reason in err. */
+void acc_write_tam(TlBuf *out, TlSession *s, const AccProgram *p);
+AccProgram *acc_read_tam(TlSession *s, const void *data, size_t len,
+                         const AccMachine *m, TlBuf *err);
+
+/* end of instruction set section */
+
+/* ====================================================================
+ * Simulator (codegen/acc/acc_sim*.c)
+ * ==================================================================== */
+
+typedef struct AccSim AccSim;
+
+typedef struct AccStats {
+    int64_t cycles, steps, bundles, stall_steps;
+    int64_t wait_stalls, busy_stalls, dma_stalls; /* steps, by cause */
+    double flops_exec[DT__COUNT];    /* executed, by dtype */
+    double flops_useful[DT__COUNT];  /* masked-off lanes excluded */
+    int64_t busy[ACC_SLOT__MAX];     /* steps each slot was occupied */
+    int64_t link_words[ACC_MAX_LEVELS][2]; /* per BM level k (index
+                                     * k-1): lw moved down [0], up [1] */
+    int64_t dram_words[2];           /* lw read [0], written [1] */
+    int64_t hazards;                 /* lenient mode: early reads */
+} AccStats;
+
+/* A simulator for p on p->m; strict: an early read is an error. */
+AccSim *acc_sim_new(TlSession *s, const AccProgram *p, int strict);
+void acc_sim_free(AccSim *sim);
+/* Copies a tensor into DRAM at the place its `.input` names (dtype
+ * and shape must match; message in err otherwise). */
+int acc_sim_set_input(AccSim *sim, const char *name, const TlTensor *t,
+                      TlBuf *err);
+/* Runs to the end; 0, or -1 after a diagnostic (hazard in strict mode,
+ * an address out of range through T). */
+int acc_sim_run(AccSim *sim);
+/* A new tensor holding an `.output` (or `.input`) read from DRAM. */
+TlTensor *acc_sim_get_output(AccSim *sim, const char *name, TlBuf *err);
+const AccStats *acc_sim_stats(const AccSim *sim);
+/* Prints the statistics: cycles, time, FLOPs, utilization of the
+ * dominant dtype, busy fraction per slot, words per link. */
+void acc_sim_print_stats(TlBuf *out, const AccSim *sim);
+/* A hash of the whole machine state (memories, registers, masks), to
+ * compare two runs. */
+uint64_t acc_sim_state_hash(const AccSim *sim);
+/* Raw access for tests: long word `addr` of PE pe's space sp (LM0,
+ * LM1, R, S in words as in assembly; BM level k node in long words),
+ * or DRAM.  NULL when out of range. */
+uint64_t *acc_sim_word(AccSim *sim, AccSpace sp, int k, int64_t node,
+                       int64_t addr);
+
+/* end of simulator section */
+
 #endif

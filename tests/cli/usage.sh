@@ -36,9 +36,15 @@ usage_error 2 "fmt: -w cannot rewrite standard input" fmt -w -
 usage_error 2 "dump: say what to dump" dump a.tdsl
 usage_error 1 "cannot read '$TMP/none.tdsl'" check "$TMP/none.tdsl"
 
-for c in lower compile bench sim; do
+for c in lower compile bench; do
     usage_error 2 "'$c' is not implemented yet (see issue" "$c"
 done
 usage_error 2 "import: which model?" import
+usage_error 2 "sim: which program?" sim
+usage_error 2 "sim: unknown option '--x'" sim --x k.tam
+usage_error 2 "sim: --in wants NAME=FILE.npy" sim k.tam --in a.npy
+usage_error 2 "asm: which file?" asm
+usage_error 2 "asm: one file at a time" asm a.s b.s
+usage_error 2 "disasm: 'a.s' is not a .tam file" disasm a.s
 usage_error 1 "cannot read '$TMP/script.tdsl'" "$TMP/script.tdsl"
 exit 0

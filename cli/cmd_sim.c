@@ -1,0 +1,137 @@
+/*
+ * cmd_sim.c - `tdsl sim K.tam|K.s [--machine M] [--in NAME=A.npy]...
+ * [--out NAME=C.npy]... [--stats] [--lenient] [--expand]`: runs an
+ * accelerator program on the simulator with real data.  Inputs go to
+ * DRAM where the program's `.input` lines say, outputs are read back
+ * from where `.output` says.  --lenient counts early reads instead of
+ * stopping at the first; --expand runs `.rep` blocks expanded instead
+ * of compressed (same results and cycles, slower).
+ */
+#include "cli/cli.h"
+#include "codegen/acc/acc.h"
+#include "interp/interp.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* cmd_asm.c */
+const AccMachine *cli_machine(TlSession *s, const char *spec);
+AccProgram *cli_load_program(TlSession *s, const char *path,
+                             const AccMachine *m, int compress);
+
+#define MAX_IO 64
+
+static int split_eq(const char *a, char *name, size_t n, const char **file)
+{
+    const char *eq = strchr(a, '=');
+    if (!eq || eq == a || !eq[1] || (size_t)(eq - a) >= n)
+        return -1;
+    memcpy(name, a, (size_t)(eq - a));
+    name[eq - a] = 0;
+    *file = eq + 1;
+    return 0;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    const char *in = NULL, *mach = NULL;
+    const char *ins[MAX_IO], *outs[MAX_IO];
+    int nin = 0, nout = 0, stats = 0, lenient = 0, expand = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "--in") || !strcmp(a, "--out") ||
+             !strcmp(a, "--machine")) && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (a[2] == 'm')
+                mach = v;
+            else if (a[2] == 'i' && nin < MAX_IO)
+                ins[nin++] = v;
+            else if (a[2] == 'o' && nout < MAX_IO)
+                outs[nout++] = v;
+            else
+                return cli_usage("sim: at most %d --in and --out", MAX_IO);
+            if (a[2] != 'm' && !strchr(v, '='))
+                return cli_usage("sim: %s wants NAME=FILE.npy", a);
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
+        } else if (!strcmp(a, "--lenient")) {
+            lenient = 1;
+        } else if (!strcmp(a, "--expand")) {
+            expand = 1;
+        } else if (cli_is_option(a)) {
+            return cli_usage("sim: unknown option '%s'", a);
+        } else if (in) {
+            return cli_usage("sim: one program at a time");
+        } else {
+            in = a;
+        }
+    }
+    if (!in)
+        return cli_usage("sim: which program? (tdsl sim K.tam --in A=a.npy "
+                         "--out C=c.npy)");
+    TlSession *s = cli_session();
+    int rc = EXIT_DIAG;
+    AccSim *sim = NULL;
+    TlBuf err, out;
+    buf_init(&err);
+    buf_init(&out);
+    const AccMachine *m = cli_machine(s, mach);
+    if (mach && !m)
+        goto done;
+    AccProgram *p = cli_load_program(s, in, m, !expand);
+    if (!p)
+        goto done;
+    if (expand)
+        p = acc_expand(s, p);
+    sim = acc_sim_new(s, p, !lenient);
+    for (int i = 0; i < nin; i++) {
+        char name[128], e[400];
+        const char *file;
+        if (split_eq(ins[i], name, sizeof name, &file)) {
+            rc = cli_usage("sim: --in wants NAME=FILE.npy");
+            goto done;
+        }
+        TlTensor *t = tl_npy_read(file, e, sizeof e);
+        if (!t) {
+            fprintf(stderr, "tdsl: %s\n", e);
+            goto done;
+        }
+        int bad = acc_sim_set_input(sim, name, t, &err);
+        tl_tensor_unref(t);
+        if (bad) {
+            fprintf(stderr, "tdsl: %s\n", err.s);
+            goto done;
+        }
+    }
+    if (acc_sim_run(sim))
+        goto done;
+    for (int i = 0; i < nout; i++) {
+        char name[128], e[400];
+        const char *file;
+        if (split_eq(outs[i], name, sizeof name, &file)) {
+            rc = cli_usage("sim: --out wants NAME=FILE.npy");
+            goto done;
+        }
+        err.len = 0;
+        TlTensor *t = acc_sim_get_output(sim, name, &err);
+        if (!t) {
+            fprintf(stderr, "tdsl: %s\n", err.s);
+            goto done;
+        }
+        int bad = tl_npy_write(file, t, e, sizeof e);
+        tl_tensor_unref(t);
+        if (bad) {
+            fprintf(stderr, "tdsl: %s\n", e);
+            goto done;
+        }
+    }
+    if (stats)
+        acc_sim_print_stats(&out, sim);
+    rc = cli_put(&out);
+done:
+    acc_sim_free(sim);
+    buf_free(&err);
+    buf_free(&out);
+    tl_session_free(s);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * acc_sim_stats.c - the simulator's report: cycles and time, FLOPs
+ * executed and useful, utilization of the dominant type against the
+ * matrix unit's peak (ACCELERATOR.md 5.2), how busy each slot was,
+ * words over each level's links and through DRAM, stalls and hazards.
+ */
+#include "codegen/acc/acc_int.h"
+
+static double pct(double a, double b)
+{
+    return b > 0 ? 100.0 * a / b : 0.0;
+}
+
+void acc_sim_print_stats(TlBuf *out, const AccSim *sim)
+{
+    const AccMachine *m = sim->m;
+    const AccStats *st = &sim->st;
+    buf_printf(out, "machine    %s (%lld PEs)\n", m->name,
+               (long long)acc_machine_pes(m));
+    buf_printf(out, "cycles     %lld (%.3f us at %.0f MHz)\n",
+               (long long)st->cycles, st->cycles / m->clock_hz * 1e6,
+               m->clock_hz / 1e6);
+    buf_printf(out, "steps      %lld: %lld bundles, %lld stalled (wait %lld, "
+               "busy slot %lld, dma issue %lld)\n", (long long)st->steps,
+               (long long)st->bundles, (long long)st->stall_steps,
+               (long long)st->wait_stalls, (long long)st->busy_stalls,
+               (long long)st->dma_stalls);
+    TlDType dom = DT_NONE;
+    double best = 0, exec = 0, useful = 0;
+    for (int t = 0; t < DT__COUNT; t++) {
+        exec += st->flops_exec[t];
+        useful += st->flops_useful[t];
+        if (st->flops_useful[t] > best) {
+            best = st->flops_useful[t];
+            dom = (TlDType)t;
+        }
+    }
+    buf_printf(out, "flops      %.0f useful, %.0f executed\n", useful, exec);
+    if (dom != DT_NONE) {
+        double peak = acc_peak_flops(m, dom);
+        buf_printf(out, "util       %.2f%% of the %s matrix peak (%.0f "
+                   "FLOP/cycle)\n", pct(best, peak * (double)st->cycles),
+                   dt_name(dom), peak);
+    }
+    buf_puts(out, "busy      ");
+    int nslots = ACC_SLOT_L + acc_bm_levels(m);
+    for (int s = 0; s < nslots; s++) {
+        char nb[16];
+        if (s == ACC_SLOT_CTL)
+            continue;
+        buf_printf(out, " %s %.1f%%", acc_slot_name(m, s, nb, sizeof nb),
+                   pct((double)st->busy[s], (double)st->steps));
+    }
+    buf_putc(out, '\n');
+    for (int k = 1; k <= acc_bm_levels(m); k++)
+        buf_printf(out, "link L%d    %lld lw down, %lld lw up\n", k,
+                   (long long)st->link_words[k - 1][0],
+                   (long long)st->link_words[k - 1][1]);
+    buf_printf(out, "dram       %lld lw read, %lld lw written\n",
+               (long long)st->dram_words[0], (long long)st->dram_words[1]);
+    if (!sim->strict)
+        buf_printf(out, "hazards    %lld early reads\n",
+                   (long long)st->hazards);
+}

@@ -1,0 +1,173 @@
+# acc_sim.sh - `tdsl asm`, `tdsl disasm` and `tdsl sim` on hand-checked
+# programs: a broadcast (tiny), a reduction up two levels (test) and a
+# layout conversion through DRAM (tiny), with .npy inputs and outputs
+# and the exact cycle counts worked out by hand from ACCELERATOR.md 5.1
+# (the derivations are in the comments); round trips asm -> tam ->
+# asm; a hazard in strict and lenient mode; corrupt binaries.
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$TMP" || exit 1
+
+cycles() {   # cycles PROGRAM ARGS...: the cycle count of a run
+    "$TDSL" sim "$@" --stats >stats 2>err || fail "sim $*: $(cat err)"
+    sed -n 's/^cycles  *\([0-9]*\) .*/\1/p' stats
+}
+
+cat >inputs.tdsl <<'TDSL'
+kernel rows() -> (X: f32[16, 8]) {
+    X[i, j] = f32(i * 10 + j)
+}
+save(rows(), "x.npy")
+save(arange(f32, 8), "a.npy")
+TDSL
+"$TDSL" inputs.tdsl || fail "making the inputs"
+
+# --- broadcast (tiny) ------------------------------------------------
+# step 0 dma.bcast: 4 lw at 32 lw/cycle = 1 cycle + 64 latency: lands at
+#   cycle 65, readable from step 17;  1 wait: stalls to step 17;
+# 18 bcast.L1 (lm0 readable at 20);  19 mov;  20 add (LM at 22);  21 nop;
+# 22 gather.L1 (lb at 24);  23 nop;  24 dma.gather at cycle 96: 64 lw =
+#   2 cycles + 64: lands at 162;  25 wait: to step 41 (162/4 = 40.5);
+# the program ends after step 41: 42 steps = 168 cycles.
+cat >bcast.s <<'ASM'
+.machine tiny
+.input A f32[8] d[0]
+.output C f32[16,8] d[16]
+dma.bcast.t1 d[0:4] -> lb[0]
+wait t1
+bcast.L1 lb[0] -> lm0[0+]
+mov.f32 $gpe -> r[0+]
+add.f32 lm0[0+], r[0+] -> lm0[0+]
+nop
+gather.L1 lm0[0+] -> lb[16]
+nop
+dma.gather.t2 lb[16:48] -> d[16]
+wait t2
+ASM
+[ "$(cycles bcast.s --in A=a.npy --out C=c.npy)" = 168 ] ||
+    fail "broadcast: $(cat stats)"
+grep -q '^flops  *128 useful, 128 executed' stats || fail "flops: $(cat stats)"
+grep -q '^link L1  *64 lw down, 64 lw up' stats || fail "links: $(cat stats)"
+cat >check_bcast.tdsl <<'TDSL'
+kernel want(A: f32[8]) -> (C: f32[16, 8]) {
+    C[i, j] = A[j] + f32(i)
+}
+assert(allclose(load("c.npy"), want(load("a.npy"))))
+TDSL
+"$TDSL" check_bcast.tdsl || fail "broadcast values"
+
+# --- reduction up two levels (test) ----------------------------------
+# 0 mov (LM at 2);  1 nop;  2 redadd.L1: 16 lw at the BM at 4 lw/cycle
+# = 4 cycles, 1 step (lb at 4);  3 nop;  4 redadd.L2: 16 lw at 16/cycle
+# (lc at 7);  5-6 nop/2;  7 dma.gather at cycle 28: 32 lw, 1 cycle + 64
+# = 93;  8 wait: to step 24; 25 steps = 100 cycles.  Each L2B's sum for
+# PE position p: 256*l2b + 112 + 8p.
+cat >red2.s <<'ASM'
+.machine test
+.output S f32[2,4,4,2] d[0]
+mov.f32 $gpe -> lm0[0+]
+nop
+redadd.L1.f32 lm0[0+] -> lb[0]
+nop
+redadd.L2.f32 lb[0:16] -> lc[0]
+nop/2
+dma.gather.t0 lc[0:16] -> d[0]
+wait t0
+ASM
+[ "$(cycles red2.s --out S=s.npy)" = 100 ] || fail "reduction: $(cat stats)"
+cat >check_red.tdsl <<'TDSL'
+kernel want() -> (S: f32[2, 4, 4, 2]) {
+    S[b, c, p, l] = f32(256 * b + 112 + 8 * p)
+}
+assert(allclose(load("s.npy"), want()))
+TDSL
+"$TDSL" check_red.tdsl || fail "reduction values"
+
+# --- a layout conversion through DRAM (tiny) ---------------------------
+# Rows over PEs; every row moves to the PE 8 places on, in the other L1B.
+# 0 dma.dist lands at 66;  1 wait to 17;  18 dist.L1 (LM at 20); 19 nop;
+# 20 gather.L1 (lb at 22);  21 nop;  22 dma.st at cycle 88 (lands 153);
+# 23 dma.st waits for the DMA issue interval to step 26 (cycle 104,
+# lands 169);  27 wait to 43;  44 dma.ld (cycle 176, lands 241);  45
+# dma.ld to step 48 (cycle 192, lands 257);  49 wait to 65;  66 dist.L1
+# (LM at 68);  67-68 nop/2;  69 gather.L1 (lb at 71);  70 nop;  71
+# dma.gather at cycle 284, 64 lw: lands 350;  72 wait to 88: 89 steps.
+cat >conv.s <<'ASM'
+.machine tiny
+.input X f32[16,8] d[0]
+.output Y f32[16,8] d[64]
+dma.dist.t0 d[0:64] -> lb[0]
+wait t0
+dist.L1 lb[0] -> lm0[0+]
+nop
+gather.L1 lm0[0+] -> lb[32]
+nop
+dma.st.t1@0 lb[32:64] -> d[128]
+dma.st.t1@1 lb[32:64] -> d[96]
+wait t1
+dma.ld.t2@0 d[96:128] -> lb[64]
+dma.ld.t2@1 d[128:160] -> lb[64]
+wait t2
+dist.L1 lb[64] -> lm0[8+]
+nop/2
+gather.L1 lm0[8+] -> lb[96]
+nop
+dma.gather.t3 lb[96:128] -> d[64]
+wait t3
+ASM
+[ "$(cycles conv.s --in X=x.npy --out Y=y.npy)" = 356 ] ||
+    fail "conversion: $(cat stats)"
+grep -q 'stalled (wait 64, busy slot 0, dma issue 6)' stats ||
+    fail "conversion stalls: $(cat stats)"
+cat >check_conv.tdsl <<'TDSL'
+kernel shift(X: f32[16, 8]) -> (Y: f32[16, 8]) {
+    Y[i, j] = X[(i + 8) % 16, j]
+}
+assert(allclose(load("y.npy"), shift(load("x.npy"))))
+TDSL
+"$TDSL" check_conv.tdsl || fail "conversion values"
+
+# --- round trips -----------------------------------------------------
+for p in bcast red2 conv; do
+    "$TDSL" asm $p.s -o $p.tam || fail "asm $p"
+    "$TDSL" disasm $p.tam >$p.dis.s || fail "disasm $p"
+    "$TDSL" asm $p.dis.s -o $p.again.tam || fail "asm $p.dis.s"
+    cmp -s $p.tam $p.again.tam || fail "$p: the binary changed"
+    "$TDSL" disasm $p.again.tam | cmp -s - $p.dis.s ||
+        fail "$p: the text changed"
+    # The binary runs like the source.
+    "$TDSL" sim $p.tam --stats >tam.stats 2>err || fail "sim $p.tam"
+    "$TDSL" sim $p.s --stats >s.stats 2>err || fail "sim $p.s"
+    cmp -s tam.stats s.stats || fail "$p: .tam and .s runs differ"
+done
+# The default output name, and a machine that does not match.
+"$TDSL" asm bcast.s && [ -s bcast.tam ] || fail "asm without -o"
+"$TDSL" sim bcast.tam --machine test 2>err && fail "wrong machine ran"
+grep -q "assembled for machine 'tiny', which differs from 'test'" err ||
+    fail "wrong machine: $(cat err)"
+
+# --- hazards -----------------------------------------------------------
+grep -v '^nop' bcast.s >early.s
+"$TDSL" sim early.s --in A=a.npy 2>err && fail "early read ran"
+cat >want <<'TXT'
+early.s:9:1: error: 'lm0[0]' is read at step 21, but line 8 writes it and it is readable only from step 22: 1 more step between them
+    9 | gather.L1 lm0[0+] -> lb[16]
+      | ^~~~~~~~~~~~~~~~~~~~~~~~~~~
+TXT
+diff want err || fail "hazard message"
+"$TDSL" sim early.s --in A=a.npy --lenient --stats >stats ||
+    fail "lenient run"
+grep -q '^hazards  *2 early reads' stats || fail "lenient: $(cat stats)"
+printf 'mov.i32 #1 -> r[0]\nnop\nadd.i32 aluf, r[0] -> r[2]\n' >fwd.s
+"$TDSL" sim fwd.s 2>err && fail "stale forwarding ran"
+grep -q "'aluf' is read at step 2, but the ALU made no result in the step before" err ||
+    fail "forwarding: $(cat err)"
+
+# --- corrupt binaries ---------------------------------------------------
+head -c 50 conv.tam >short.tam
+"$TDSL" sim short.tam 2>err && fail "truncated file ran"
+grep -q "the file ends early\|larger than the file" err ||
+    fail "truncated: $(cat err)"
+printf 'XYZW' >magic.tam
+"$TDSL" disasm magic.tam 2>err && fail "bad magic accepted"
+grep -q "not a .tam file" err || fail "magic: $(cat err)"
+exit 0
