@@ -52,9 +52,20 @@ TlSession *cli_session(void);
  * (both already reported).  Syntax errors leave s->nerrors > 0. */
 TlProgram *cli_parse(TlSession *s, const char *path);
 
-/* Checks PROG (tl_check) under the fatal boundary.  Returns the number
- * of errors of the session. */
+/* Checks PROG (tl_check) under the fatal boundary, then the layouts of
+ * its accel schedules against the machine of cli_set_machine.  Returns
+ * the number of errors of the session. */
 int cli_check(TlSession *s, TlProgram *prog);
+
+/* The accelerator machine commands use (a --machine option: a built-in
+ * name or a machine file; "test" when none is given).  Returns
+ * EXIT_OK, or EXIT_USAGE after saying why SPEC is no machine. */
+int cli_set_machine(const char *spec);
+/* That machine, in s's arena for a file. */
+struct AccMachine;
+const struct AccMachine *cli_check_machine(TlSession *s);
+/* cmd_layout.c: `tdsl layout ...` (codegen/acc/layout.h). */
+int cmd_layout(int argc, char **argv);
 
 /* Writes a printer's buffer to stdout and flushes it.  Returns EXIT_OK,
  * or EXIT_DIAG after a message when stdout fails (a full disk). */

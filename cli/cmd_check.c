@@ -1,8 +1,10 @@
 /*
  * cmd_check.c - `tdsl check FILE...`: parse and check each file and
  * print every problem as file:line:col: error: message, with the source
- * line and a caret.  Prints nothing for a clean file.  Exit 1 when any
- * file has an error (warnings alone do not count), 0 otherwise.
+ * line and a caret.  Prints nothing for a clean file.  The layouts of
+ * accel schedules are checked against `--machine NAME|FILE` (default
+ * test).  Exit 1 when any file has an error (warnings alone do not
+ * count), 0 otherwise.
  */
 #include "cli/cli.h"
 
@@ -32,6 +34,13 @@ int cmd_check(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (opts && strcmp(argv[i], "--") == 0) {
             opts = 0;
+        } else if (opts && strcmp(argv[i], "--machine") == 0) {
+            if (i + 1 == argc)
+                return cli_usage("check: --machine needs a machine name "
+                                 "or file");
+            if (cli_set_machine(argv[++i]) != EXIT_OK)
+                return EXIT_USAGE;
+            argv[i - 1] = argv[i] = NULL;
         } else if (opts && cli_is_option(argv[i])) {
             return cli_usage("check: unknown option '%s'", argv[i]);
         } else {
@@ -43,6 +52,8 @@ int cmd_check(int argc, char **argv)
                          "FILE...)");
     opts = 1;
     for (int i = 1; i < argc; i++) {
+        if (!argv[i])
+            continue;
         if (opts && strcmp(argv[i], "--") == 0) {
             opts = 0;
             continue;

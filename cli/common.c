@@ -5,6 +5,7 @@
  * the session is used, so diag_fatal has somewhere to land).
  */
 #include "cli/cli.h"
+#include "codegen/acc/layout.h"
 #include "config.h"
 
 #include <limits.h>
@@ -92,14 +93,49 @@ TlProgram *cli_parse(TlSession *s, const char *path)
     return prog;
 }
 
+static const char *machine_spec = "test";
+
+int cli_set_machine(const char *spec)
+{
+    TlSession *s = tl_session_new();
+    TlBuf err;
+    int ok;
+
+    buf_init(&err);
+    ok = acc_machine_get(s, spec, &err) != NULL;
+    if (!ok)
+        fprintf(stderr, "tdsl: --machine: %s\n", err.s ? err.s : spec);
+    else
+        machine_spec = spec;
+    buf_free(&err);
+    tl_session_free(s);
+    return ok ? EXIT_OK : EXIT_USAGE;
+}
+
+const AccMachine *cli_check_machine(TlSession *s)
+{
+    TlBuf err;
+    const AccMachine *m;
+
+    buf_init(&err);
+    m = acc_machine_get(s, machine_spec, &err);
+    buf_free(&err);
+    TL_ASSERT(m != NULL);  /* cli_set_machine tried it */
+    return m;
+}
+
 int cli_check(TlSession *s, TlProgram *prog)
 {
     jmp_buf boundary;
     jmp_buf *outer = s->fatal;
 
     s->fatal = &boundary;
-    if (setjmp(boundary) == 0)
+    if (setjmp(boundary) == 0) {
         tl_check(s, prog);
+        /* The accel schedules' layouts, against the machine. */
+        if (s->nerrors == 0)
+            acc_layout_check_program(s, prog, cli_check_machine(s));
+    }
     s->fatal = outer;
     return s->nerrors;
 }

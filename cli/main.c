@@ -35,13 +35,14 @@ static const struct Command {
     {"asm", cmd_asm, 0},
     {"disasm", cmd_disasm, 0},
     {"sim", cmd_sim, 0},
+    {"layout", cmd_layout, 0},
 };
 
 static const char usage_text[] =
     "usage: tdsl COMMAND [ARG]...\n"
     "\n"
     "commands:\n"
-    "  check FILE...              parse and check; print every problem\n"
+    "  check FILE... [--machine M] parse and check; print every problem\n"
     "  fmt FILE                   print the canonical form ('-': stdin)\n"
     "  fmt --check FILE...        exit 1 if a file is not canonical\n"
     "  fmt -w FILE...             rewrite files in canonical form\n"
@@ -59,6 +60,10 @@ static const char usage_text[] =
     "  sim K.tam|K.s [--machine tiny|test|mn2|FILE] [--in NAME=A.npy]...\n"
     "      [--out NAME=C.npy]... [--stats] [--lenient] [--expand]\n"
     "                             run on the accelerator simulator\n"
+    "  layout --shape f32[128,64] --layout TEXT [--machine M] [--svg F]\n"
+    "  layout FILE --kernel K --tensor A [--size M=128]... [--to TEXT]\n"
+    "                             draw a tensor's accelerator layout; with\n"
+    "                             --to, a conversion and its cost\n"
     "\n"
     "coming:\n"
     "  lower, compile, bench      schedules, C backend     (issue 4)\n"

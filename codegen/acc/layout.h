@@ -1,0 +1,302 @@
+/*
+ * layout.h - tensor layouts on the accelerator (ACCELERATOR.md section
+ * 6): the notation, its meaning, and the cost of converting between
+ * two layouts.  Prefix acc_layout_, types AccLayout....
+ *
+ * A layout says where each element of a tensor lives: on which node of
+ * the machine tree (a child index per level), in which memory space,
+ * at which long-word address and in which sub-word.  The text forms:
+ *
+ *   [placement ","] [shape "/"] layout
+ *   placement = space "[" base ":" end "]"     lm0[0:32]   (long words)
+ *   shape     = "(" n {"," n} ")"              (128,64)
+ *   layout    = "(" axis {"," axis} ")" [";" "B@[" levels "]"]
+ *             | "[" name "@" LEVEL {"," ...} "]" [";" "B@[...]"]
+ *   axis      = "(" factor {"," factor} ")"    major to minor
+ *   factor    = n "_" LEVEL [":" s] | n [":" s] | n "_W" [":" s]
+ *             | n "_S" [":" s]
+ *
+ * The canonical form is the parenthesised one; the compact one
+ * (`[i@L2B, j@PE]`) names each axis and the levels it is split over,
+ * outermost first, and takes the factor sizes from the machine and
+ * the shape.  The language's `layout` statements (lang/SPEC.md 10.7)
+ * use the same two forms without placement and shape; layout_sched.c
+ * checks them against a machine.
+ *
+ * Meaning (one element index (i_0, ..., i_{r-1})): each i_a is split
+ * into mixed-radix digits by its axis's factors (last factor least
+ * significant).  Level L's child index is the sum of digit x stride
+ * over L's factors; levels without factors are 0, or, when listed in
+ * B@[...], every child index holds a copy.  The address is base plus
+ * the sum over address (and _S) factors, the sub-word the sum over _W
+ * factors.  A stride not written is the product of the sizes of the
+ * later factors of the same kind (the same level, addresses, or
+ * words), so an unstrided layout is row-major within each kind.
+ *
+ * Everything lives in the session's arena.
+ */
+#ifndef TL_ACC_LAYOUT_H
+#define TL_ACC_LAYOUT_H
+
+#include "codegen/acc/acc.h"
+#include "lang/lang.h"
+
+#define ACC_LAYOUT_MAX_RANK 8
+
+/* Memory spaces a layout may place a tensor in (ACCELERATOR.md 3.3). */
+typedef enum {
+    ACC_LSP_LM0, ACC_LSP_LM1,     /* PE local memories */
+    ACC_LSP_R, ACC_LSP_S,         /* PE register files GRF0, GRF1 */
+    ACC_LSP_LB,                  /* BM of the lowest BM level ("L1") */
+    ACC_LSP_LC,                  /* BM of the next one ("L2") */
+    ACC_LSP_D,                   /* DRAM, at the root */
+    ACC_LSP__COUNT
+} AccLaySpace;
+
+typedef enum {
+    ACC_F_LEVEL,    /* n_LEVEL: positions of a level */
+    ACC_F_ADDR,     /* n: address positions (long words) */
+    ACC_F_WORD,     /* n_W: sub-words of a long word */
+    ACC_F_LANE      /* n_S: sub-cycle lanes, addresses of an
+                     * auto-stride operand */
+} AccFactorKind;
+
+typedef struct AccFactor {
+    AccFactorKind kind;
+    int level;          /* ACC_F_LEVEL: index in the machine's levels */
+    int axis;
+    int64_t n;
+    int64_t stride;     /* resolved (written or default) */
+    int written;        /* the stride was written */
+    TlLoc loc;          /* of the factor in its text */
+} AccFactor;
+
+/* A checked layout of one tensor on one machine. */
+typedef struct AccLayout {
+    const AccMachine *m;
+    TlDType dtype;
+    int epl;                /* elements per long word of dtype */
+    int rank;
+    int64_t shape[ACC_LAYOUT_MAX_RANK];
+    int64_t nelems;
+    AccLaySpace space;
+    int node_level;         /* level whose nodes own the space: the PE
+                             * level, a BM level, or -1 for DRAM */
+    int64_t base, end;      /* addresses base .. end-1 (long words) */
+    int placed;             /* the placement was written */
+    AccFactor *f;           /* all factors, axis by axis, major first */
+    int nf;
+    int first[ACC_LAYOUT_MAX_RANK + 1]; /* axis a: f[first[a]..first[a+1]) */
+    unsigned bcast;         /* bit i: copies over level i (B@[...]) */
+    int64_t ncopies;        /* product of the fan-outs of bcast levels */
+    int64_t addr_span;      /* highest address used - base + 1 */
+    void *dec;              /* decoding tables (layout_map.c) */
+} AccLayout;
+
+/* ---- text (layout_parse.c) ---------------------------------------- */
+
+/* What the text of a layout holds, before it is checked. */
+typedef struct AccLayoutText {
+    TlLayout *layout;       /* the factors, as the language's AST */
+    int has_place;
+    AccLaySpace space;
+    int64_t base, end;
+    TlLoc place_loc;
+    int rank;               /* 0 when no shape was written */
+    int64_t shape[ACC_LAYOUT_MAX_RANK];
+    TlLoc shape_loc;
+} AccLayoutText;
+
+/* Parses TEXT, added to s's sources under the name NAME (so that
+ * diagnostics point into it, e.g. "--layout:1:17").  Returns 0, or -1
+ * after reporting a diagnostic. */
+int acc_layout_parse(TlSession *s, const char *name, const char *text,
+                     AccLayoutText *out);
+
+/* The space named by NAME[len] ("lm0", "lb", ...); -1 if none. */
+int acc_layout_space_from_name(const char *name, size_t len);
+const char *acc_layout_space_name(AccLaySpace sp);
+
+/* ---- checking (layout.c) ------------------------------------------ */
+
+/* What a layout is checked against. */
+typedef struct AccLayoutReq {
+    const AccMachine *m;
+    TlDType dtype;
+    int rank;
+    int64_t shape[ACC_LAYOUT_MAX_RANK]; /* -1: unknown (take it from a
+                                         * canonical layout) */
+    const char *const *axis_names;  /* [rank], for compact layouts and
+                                     * messages; NULL: i, j, k, ... */
+    const char *tensor;     /* its name in messages ("A"), or NULL */
+    TlLoc where;            /* for problems with no better place */
+    /* placement; has_place 0: lm0 from address 0 */
+    int has_place;
+    AccLaySpace space;
+    int64_t base, end;
+    TlLoc place_loc;
+} AccLayoutReq;
+
+/* Checks layout l against req and builds its meaning: the levels
+ * exist, no level's fan-out is exceeded, the factors of each axis
+ * multiply to its size, sub-words fit a long word of the dtype, the
+ * addresses fit the space (and the placement), the tensor is not split
+ * over levels below its space, and no two elements share a (node,
+ * space, address, word).  Returns NULL after reporting each problem at
+ * the factor concerned (or req->where). */
+AccLayout *acc_layout_check(TlSession *s, const TlLayout *l,
+                            const AccLayoutReq *req);
+
+/* Parses and checks the text of a layout in one go: the shape and
+ * placement written in the text win over those of req (and must agree
+ * with its known sizes).  NULL after reporting. */
+AccLayout *acc_layout_from_text(TlSession *s, const char *name,
+                                const char *text, const AccLayoutReq *req);
+
+/* Writes the canonical text of L: placement, shape and layout with
+ * every stride written, e.g. "lm0[0:32], (128,64)/((2_L2B:1, ...))". */
+void acc_layout_print(TlBuf *out, const AccLayout *L);
+/* Only the layout part: "((2_L2B:1, 2_L1B:1, 32:1), (...)); B@[MAB]". */
+void acc_layout_print_factors(TlBuf *out, const AccLayout *L);
+
+/* ---- meaning (layout_map.c) --------------------------------------- */
+
+/* Where one copy of an element lives. */
+typedef struct AccLoc {
+    int64_t path[ACC_MAX_LEVELS];   /* child index per level, levels
+                                     * 0..node_level; -1 below */
+    int node_level;
+    AccLaySpace space;
+    int64_t addr;                   /* long words */
+    int word;                       /* sub-word */
+} AccLoc;
+
+/* Copy `copy` (0 .. ncopies-1; 0 is the one with child index 0 on
+ * every B@ level) of the element with row-major flat index e. */
+void acc_layout_locate(const AccLayout *L, int64_t e, int64_t copy,
+                       AccLoc *out);
+/* The same for an index vector idx[rank]. */
+void acc_layout_locate_idx(const AccLayout *L, const int64_t *idx,
+                           int64_t copy, AccLoc *out);
+/* The inverse: the flat index of the element at loc (any copy), or -1
+ * when nothing of the tensor lives there.  *copy (may be NULL) gets
+ * which copy it is. */
+int64_t acc_layout_element(const AccLayout *L, const AccLoc *loc,
+                           int64_t *copy);
+/* Flat index <-> index vector, row-major over L's shape. */
+void acc_layout_unflatten(const AccLayout *L, int64_t e, int64_t *idx);
+int64_t acc_layout_flatten(const AccLayout *L, const int64_t *idx);
+/* The number of the node of level lvl (0..loc->node_level) that holds
+ * loc, counting all nodes of that level of the machine from 0. */
+int64_t acc_loc_node(const AccMachine *m, const AccLoc *loc, int lvl);
+
+/* Internal to the layout files: builds L->dec, the tables that invert
+ * each level's, the address's and the sub-word's mixed-radix sum.
+ * Returns 0, or -1 with two elements that would share a place in
+ * dup[0], dup[1] (flat indices). */
+int acc_layout_build_dec(TlArena *a, AccLayout *L, int64_t dup[2])
+    TL_INTERNAL;
+
+/* ---- conversions (layout_conv.c) ---------------------------------- */
+
+/* One step of a conversion plan, in the order they run: local moves,
+ * MAB rotations, then up the tree level by level to the highest
+ * meeting point (DRAM last), then down again. */
+typedef enum {
+    ACC_STEP_LOCAL,     /* inside a PE (ALU mov), or a pure rename */
+    ACC_STEP_ROTATE,    /* among the PEs of the PE level's parent */
+    ACC_STEP_UP,        /* children -> BM of `level` (gather/ucast) */
+    ACC_STEP_STORE,     /* top BMs -> DRAM (DMA) */
+    ACC_STEP_LOAD,      /* DRAM -> top BMs (DMA) */
+    ACC_STEP_DOWN,      /* BM of `level` -> children (dist/bcast) */
+    ACC_STEP__COUNT
+} AccStepKind;
+
+typedef struct AccConvStep {
+    AccStepKind kind;
+    int level;              /* the BM level (UP, DOWN); the level just
+                             * below the root (STORE, LOAD); the PE
+                             * level (LOCAL); its parent (ROTATE) */
+    int64_t words;          /* long words moved, all nodes together */
+    int64_t words_bcast;    /* DOWN: of which sent as broadcasts */
+    int64_t max_node;       /* the most long words at one node (BM
+                             * side, or DRAM channel) */
+    int64_t max_child;      /* the most at one child */
+    int64_t nodes;          /* nodes that take part */
+    int64_t chunks;         /* BM capacity: times the step restarts */
+    double cycles;          /* estimated time of the step */
+} AccConvStep;
+
+/* How a conversion from src to dst runs, and what it costs. */
+typedef struct AccConvPlan {
+    const AccLayout *src, *dst;
+    /* Element copies by where source and destination meet: by[d] for
+     * d = 0 .. nlevels-1 counts those whose paths agree on exactly the
+     * levels above level d (d 0: they meet only at the root); by[nlevels]
+     * those on the same node; renames of those the ones at the same
+     * address and word. */
+    int64_t by[ACC_MAX_LEVELS + 1];
+    int64_t renames;
+    int64_t copies;         /* destination copies in all */
+    AccConvStep *steps;
+    int nsteps;
+    double cycles;          /* steps one after the other */
+    double cycles_overlap;  /* the slowest step, DRAM stores and loads
+                             * together (perfect pipelining) */
+} AccConvPlan;
+
+/* The plan for converting a tensor from layout src to dst (same
+ * machine, shape and dtype; TL_ASSERTed).  Each element moves from one
+ * copy of src (the one nearest its destination) to every copy of dst,
+ * through the lowest common ancestor of the two nodes.  A step's time
+ * is the most any one node (or DRAM channel) moves divided by its
+ * rate, plus a latency per chunk; nodes of a level work in parallel. */
+AccConvPlan *acc_layout_convert_plan(TlArena *a, const AccLayout *src,
+                                     const AccLayout *dst);
+/* The estimated cycles of that plan, steps one after the other. */
+double acc_layout_convert_cost(TlArena *a, const AccLayout *src,
+                               const AccLayout *dst);
+/* A table of the plan: the elements by meeting level, then one line
+ * per step with its words and cycles, then the totals. */
+void acc_conv_plan_print(TlBuf *out, const AccConvPlan *p);
+const char *acc_step_name(AccStepKind k);
+
+/* ---- pictures (layout_draw.c) ------------------------------------- */
+
+typedef struct AccDrawOpts {
+    int max_rows;           /* addresses per block shown; 0: all */
+    int max_blocks;         /* blocks (groups of nodes) shown; 0: all */
+} AccDrawOpts;
+
+/* A text grid: one block per node of the level above the nodes that
+ * own the space (a MAB for LM tensors), a column per node, a row per
+ * long word, each sub-word holding the index of its element ("." when
+ * empty). */
+void acc_layout_draw_text(TlBuf *out, const AccLayout *L,
+                          const AccDrawOpts *o);
+/* The same picture as an SVG document. */
+void acc_layout_draw_svg(TlBuf *out, const AccLayout *L);
+
+/* ---- schedules (layout_sched.c) ----------------------------------- */
+
+/* Checks every `layout` statement of the accel schedules of prog
+ * (checked without errors) against machine m: sizes come from the
+ * kernel's constant shapes, or from canonical layouts (a size variable
+ * must get one value from all of them).  Reports at the statements.
+ * Returns the number of errors. */
+int acc_layout_check_program(TlSession *s, TlProgram *prog,
+                             const AccMachine *m);
+
+/* The sizes of tensor f's axes as schedule si knows them: constants,
+ * and size variables that its canonical layouts fix; -1 for the
+ * others.  shape[f->rank]. */
+void acc_layout_known_shape(TlSession *s, const TlSchedInfo *si,
+                            const TlFunc *f, int64_t *shape);
+
+/* The names of the axes of tensor f of its kernel, as compact layouts
+ * use them: the index variables of its definition, or for an input
+ * those of a read of it by plain index variables ("?" when there is
+ * none).  names[f->rank] in s's arena. */
+const char **acc_layout_axis_names(TlSession *s, const TlFunc *f);
+
+#endif
