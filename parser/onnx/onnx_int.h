@@ -111,5 +111,6 @@ OxOpFn ox_loss_op(const char *name);
 OxOpFn ox_scatter_op(const char *name);
 OxOpFn ox_einsum_op(const char *name);
 OxOpFn ox_rnn_op(const char *name);
+OxOpFn ox_resize_op(const char *name);
 
 #endif
