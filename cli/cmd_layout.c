@@ -9,7 +9,8 @@
  * options: --machine NAME|FILE (default test), --svg OUT.svg,
  * --rows N (addresses per block shown, default 16; 0: all), --blocks N
  * (blocks shown, default 4; 0: all), --to TEXT (also show the
- * conversion to that layout and its cost per step).  In the FILE form
+ * conversion to that layout and its cost per step), --asm OUT.s (with
+ * --to: the conversion as assembly, docs/accel-asm.md).  In the FILE form
  * the layout is the tensor's `layout` statement in the kernel's accel
  * schedule, unless --layout gives one.
  */
@@ -22,7 +23,7 @@
 #include <string.h>
 
 typedef struct LayOpts {
-    const char *file, *kernel, *tensor, *layout, *to, *svg, *shape;
+    const char *file, *kernel, *tensor, *layout, *to, *svg, *shape, *asm_;
     const char *sizes[16];
     int nsizes;
     AccDrawOpts draw;
@@ -47,7 +48,7 @@ static int parse_args(int argc, char **argv, LayOpts *o)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         static const char *const withval[] = {
             "--kernel", "--tensor", "--layout", "--to", "--svg", "--shape",
-            "--size", "--machine", "--rows", "--blocks",
+            "--size", "--machine", "--rows", "--blocks", "--asm",
         };
         int k = -1, st = EXIT_OK;
         if (!cli_is_option(a)) {
@@ -80,6 +81,7 @@ static int parse_args(int argc, char **argv, LayOpts *o)
         case 7: st = cli_set_machine(v); break;
         case 8: st = parse_count(a, v, &o->draw.max_rows); break;
         case 9: st = parse_count(a, v, &o->draw.max_blocks); break;
+        case 10: o->asm_ = v; break;
         }
         if (st != EXIT_OK)
             return st;
@@ -90,6 +92,9 @@ static int parse_args(int argc, char **argv, LayOpts *o)
     if (!o->file && !o->layout)
         return cli_usage("layout: give --layout TEXT (with --shape "
                          "f32[128,64]), or FILE --kernel K --tensor NAME");
+    if (o->asm_ && !o->to)
+        return cli_usage("layout: --asm writes the conversion of --to; "
+                         "give --to LAYOUT");
     if (o->file && o->shape)
         return cli_usage("layout: --shape is for layouts without a file; "
                          "the file gives the tensor's shape");
@@ -263,6 +268,43 @@ static int write_svg(const char *path, const AccLayout *L)
     return EXIT_OK;
 }
 
+/* The conversion as assembly: through a DRAM scratch area at d[0]. */
+static int write_asm(const char *path, const AccLayout *L,
+                     const AccLayout *T)
+{
+    TlBuf b, why;
+    FILE *fp;
+    int ok;
+
+    buf_init(&b);
+    buf_init(&why);
+    buf_printf(&b, "# %s tensor, converted on machine '%s' (assemble with "
+               "--machine %s)\n# from ", dt_name(L->dtype), L->m->name,
+               L->m->name);
+    acc_layout_print(&b, L);
+    buf_puts(&b, "\n# to   ");
+    acc_layout_print(&b, T);
+    buf_putc(&b, '\n');
+    if (acc_layout_emit_convert(&b, L, T, 0, &why) < 0) {
+        fprintf(stderr, "tdsl: layout: cannot write the conversion as "
+                "instructions yet: %s\n", why.s);
+        buf_free(&b);
+        buf_free(&why);
+        return EXIT_DIAG;
+    }
+    buf_puts(&b, "halt\n");
+    fp = fopen(path, "w");
+    ok = fp && fwrite(b.s, 1, b.len, fp) == b.len;
+    ok &= fp && fclose(fp) == 0;
+    buf_free(&b);
+    buf_free(&why);
+    if (!ok) {
+        fprintf(stderr, "tdsl: cannot write '%s'\n", path);
+        return EXIT_DIAG;
+    }
+    return EXIT_OK;
+}
+
 static int run(TlSession *s, const LayOpts *o)
 {
     AccLayoutReq r;
@@ -309,6 +351,10 @@ static int run(TlSession *s, const LayOpts *o)
         acc_layout_print(&out, T);
         buf_putc(&out, '\n');
         acc_conv_plan_print(&out, acc_layout_convert_plan(&s->arena, L, T));
+        if (o->asm_ && (st = write_asm(o->asm_, L, T)) != EXIT_OK) {
+            buf_free(&out);
+            return st;
+        }
     }
     st = cli_put(&out);
     buf_free(&out);

@@ -277,6 +277,26 @@ void acc_layout_draw_text(TlBuf *out, const AccLayout *L,
 /* The same picture as an SVG document. */
 void acc_layout_draw_svg(TlBuf *out, const AccLayout *L);
 
+/* ---- instructions (layout_emit.c) -------------------------------- */
+
+/* Whether L can be emitted yet (1), else 0 with the reason in why:
+ * it must be in lm0/lm1, hold row-major neighbours in each long word
+ * (one W factor, innermost on the last axis, a long word wide), and
+ * each BM must hold 4 long words of every PE below it. */
+int acc_layout_emit_ok(const AccLayout *L, TlBuf *why);
+/* Assembly (docs/accel-asm.md) that loads the tensor, row-major in
+ * DRAM from long word dram, into layout L (every copy), and that stores
+ * it from L back to DRAM.  L must pass acc_layout_emit_ok.  Both go
+ * through every BM level and use DMA tag t0. */
+void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram);
+void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram);
+/* Assembly converting the tensor from src to dst through a DRAM
+ * scratch area of nelems/epl long words at `scratch`.  -1 with the
+ * reason in why when a layout cannot be emitted yet. */
+int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
+                            const AccLayout *dst, int64_t scratch,
+                            TlBuf *why);
+
 /* ---- schedules (layout_sched.c) ----------------------------------- */
 
 /* Checks every `layout` statement of the accel schedules of prog

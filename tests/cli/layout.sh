@@ -95,6 +95,14 @@ grep -q "lm0\[0:4\], (16,8)/((2_L2B:1, 4_PE:1, 2:2), (2_L1B:1, 2_W:1, 2:1))" \
 grep -q '^   2 |  1,0  1,2 |  3,0  3,2 |  5,0  5,2 |  7,0  7,2$' a.out ||
     fail "file grid: $(cat a.out)"
 
+# --asm: the conversion as assembly the simulator runs.
+"$TDSL" layout --shape 'f32[4,8]' --machine tiny \
+    --layout '((2_L1B, 2:1), (2_PE, 2:2, 2_W))' \
+    --to '((2_MAB, 2), (4_PE, 2_W))' --asm conv.s >/dev/null ||
+    fail "asm: exit $?"
+grep -q '^dist.L1 lb\[0\] -> lm0\[0+\]$' conv.s || fail "asm: $(cat conv.s)"
+"$TDSL" sim conv.s --machine tiny >sim.out 2>&1 || fail "sim: $(cat sim.out)"
+
 # refused STATUS MESSAGE ARGS...: tdsl layout ARGS exits STATUS and
 # says MESSAGE.
 refused() {
@@ -127,6 +135,8 @@ refused 1 "--layout:1:15: error: 'PE' appears twice in B@[...]" $L '((4)); B@[PE
 refused 1 "--layout:1:15: error: 'x' is not an axis of the tensor (its axes: i, j)" $L '(8,8)/[i@L2B, x@PE]'
 refused 1 "--layout:1:8: error: axis 'i' has 6 elements, which 'i@PE' (4 positions) cannot split evenly" $L '(6,8)/[i@PE]'
 refused 1 "--to:1:3: error: the factors of axis 'i' multiply to 8, but the axis has 4 elements" --shape 'f32[4,8]' $L '((4), (8))' --to '((4_PE, 2), (8))'
+refused 1 "cannot write the conversion as instructions yet: the long words must hold row-major neighbours" --shape 'f32[4,8]' --machine tiny $L '((4_PE), (8))' --to '((4), (2_W, 4_PE))' --asm c.s
+refused 2 "layout: --asm writes the conversion of --to" $L '((4))' --asm c.s
 refused 2 "layout: unknown option '--bogus'" --bogus
 refused 2 "layout: --shape needs a dtype and sizes" --shape 128 $L '((4))'
 printf "kernel k(X: f32[N]) -> (Y: f32[N]) {\n    Y[i] = X[i] * 2.0\n}\nschedule k for accel {\n    layout X: [i@PE]\n}\n" >k.tdsl
