@@ -53,7 +53,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # Only the programs that link libtdsl; bench/run.sh builds the peers
 # (peak.c, openblas_sgemm.c, halide/*.cpp) with their own flags.
 # bench/tdsl_bench.c joins this list once the cpu target exists.
-BENCH_SRC = bench/interp_bench.c
+BENCH_SRC = bench/interp_bench.c bench/tdsl_bench.c
 BENCH_OBJ = $(BENCH_SRC:%.c=build/obj/%.o)
 BENCH_BIN = $(BENCH_SRC:bench/%.c=build/bench/%)
 
@@ -141,7 +141,7 @@ $(BENCH_BIN): build/bench/%: build/obj/bench/%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
 
 bench: $(BENCH_BIN)
-	for b in $(BENCH_BIN); do $$b || exit 1; done
+	build/bench/interp_bench
 	CC='$(CC)' sh bench/run.sh
 
 # Remade every time: `make install prefix=...` may change the folders.

@@ -10,7 +10,10 @@
 # BENCH_RUNS (default 7, at least 5) runs after a warm-up.
 #
 # Environment: BENCH_THREADS (default "1 2"), BENCH_RUNS, CC, CXX,
-# BENCH_OPENBLAS_CORETYPE (default SkylakeX on AVX-512 machines).
+# BENCH_OPENBLAS_CORETYPE (default SkylakeX on AVX-512 machines),
+# BENCH_TDSL_CFLAGS (extra cc flags for tdsl's kernels, e.g.
+# -ffp-contract=fast to let cc fuse a*b+c into FMAs: faster, no longer
+# the interpreter's rounding; default none: bit-exact).
 # The raw result lines are kept in build/bench/results.txt.
 # $CC and $CWARN are lists of words, split on purpose:
 # shellcheck disable=SC2086
@@ -66,10 +69,13 @@ if [ $halide = 0 ] || [ $openblas = 0 ]; then
     sh scripts/bench-deps.sh --print >&2
 fi
 
-# The tdsl side: built by the Makefile once the cpu target exists
-# (bench/tdsl_bench.c, TODO(issue 4)); until then its column says so.
+# The tdsl side: build/bench/tdsl_bench, built by the Makefile.  Its
+# kernels are compiled into a cache of their own, emptied here, so the
+# first thread count's cc_s is generate + cc and the next ones' a hit
+# in the disk cache.
 tdsl=0
 [ -x $OUT/tdsl_bench ] && tdsl=1
+rm -rf "$OUT/cache"
 
 coretype=${BENCH_OPENBLAS_CORETYPE:-}
 if [ -z "$coretype" ] && grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
@@ -96,7 +102,13 @@ for t in $THREADS; do
         fi || say "openblas_sgemm failed"
     fi
     if [ $tdsl = 1 ]; then
-        $OUT/tdsl_bench >>"$RES" || say "tdsl_bench failed"
+        # One process per kernel: maxrss is each kernel's own.
+        for k in matmul blur3 conv2d softmax; do
+            XDG_CACHE_HOME=$OUT/cache \
+                TDSL_CFLAGS_EXTRA=${BENCH_TDSL_CFLAGS:-} \
+                $OUT/tdsl_bench $k >>"$RES" ||
+                say "tdsl_bench $k failed"
+        done
     fi
 done
 
@@ -133,7 +145,8 @@ function pct(g, t) {
     if (peer == "tdsl") {
         ts[key] = kv($0, "median_s"); trss[key] = kv($0, "maxrss_kb")
         tg[key] = kv($0, "gflops"); tb[key] = kv($0, "gbs")
-        tc[key] = kv($0, "compile_s")
+        tc[key] = kv($0, "compile_s"); tok[key] = kv($0, "ok")
+        tcall[key] = kv($0, "call_s")
         nts++
         next
     }
@@ -174,6 +187,9 @@ END {
         note = ""
         if (kv(line, "coretype") != "") note = "core=" kv(line, "coretype")
         if (kv(line, "ok") == "0") note = note " WRONG-RESULT"
+        if ((key in ts) && tok[key] == "0") note = note " TDSL-WRONG-RESULT"
+        if ((key in ts) && peer == "halide")
+            note = note sprintf(" call=%.1fms", 1000 * tcall[key])
         jit = kv(line, "jit_s"); if (jit == "") jit = "-"
         if (key in ts) jit = sprintf("%.2f", tc[key]) "/" jit
         printf("%-8s %-10s %3s %10s %-8s %10s %6s %16s %9s %9s %10s %s\n",

@@ -482,6 +482,15 @@ LFunc *lir_pipeline(TlSession *s, LFunc *f);
  * they are.  Requires st to pass lir_verify; the result does too. */
 LStmt *lir_vectorize(TlSession *s, LStmt *st);
 
+/* pass_accum.c.  A serial loop around a nest of unrolled loops with
+ * one vector store X[idx] = f(X[idx], ...), idx independent of the
+ * loop (a register tile of a reduction), keeps the tile in a register
+ * allocation: loaded before the loop, updated in it, stored after,
+ * under a check that the tile's elements are distinct (the loop as it
+ * was otherwise).  Same results bit for bit.  Requires st to pass
+ * lir_verify; the result does too. */
+LStmt *lir_promote_accumulators(TlSession *s, LStmt *st);
+
 /* end of passes section */
 
 /* ====================================================================

@@ -26,6 +26,12 @@ static LFunc *run_vectorize(TlSession *s, LFunc *f)
     return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
 }
 
+static LFunc *run_accum(TlSession *s, LFunc *f)
+{
+    LStmt *b = lir_promote_accumulators(s, f->body);
+    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+}
+
 /* In pipeline order. */
 static const LPass passes[] = {
     {"simplify", run_simplify, 1},
@@ -33,6 +39,7 @@ static const LPass passes[] = {
     {"bounds", lir_infer_bounds, 1},
     {"simplify", run_simplify, 1},
     {"vectorize", run_vectorize, 1},
+    {"accum", run_accum, 1},
 };
 
 const LPass *lir_pass_find(const char *name)

@@ -134,4 +134,15 @@ TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
 typedef void (*CgEntry)(void *const *args);
 TL_INTERNAL CgEntry cgc_jit(TlSession *s, const char *src, TlLoc loc);
 
+/* target.c, for bench/: the cpu runner with the compiled kernel called
+ * reps times on the same arguments (outputs are written again each
+ * time), secs[r] receiving the time of call r alone (no lowering, no
+ * compiling, no allocation). */
+struct TlRuntime;
+struct TlScalarArg;
+TL_INTERNAL int cgc_run_timed(struct TlRuntime *rt, TlKernelInfo *k,
+                              TlTensor *const *in,
+                              const struct TlScalarArg *sc, TlTensor **out,
+                              int reps, double *secs);
+
 #endif

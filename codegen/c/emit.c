@@ -405,7 +405,11 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             /* A loop pass_vectorize left (a dependence between lanes,
              * a width it does not take): a hint to cc only. */
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
-        } else if (st->loop == LP_UNROLLED) {
+        } else if (st->loop == LP_UNROLLED && st->a->kind == LE_INT &&
+                   st->b->kind == LE_INT) {
+            /* Only constant trip counts: a tail loop of a partitioned
+             * unrolled loop would otherwise become 64 copies and a
+             * remainder, for nothing but compile time. */
             buf_puts(b, "#pragma GCC unroll 64\n");
         }
         indent(b, ind);

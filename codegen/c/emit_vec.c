@@ -32,14 +32,12 @@
 
 static const char vec_macros[] =
     "/* Vector types: N is W lanes of E; N_u the same for unaligned\n"
-    " * memory; _bc broadcasts, _ld and _st move W contiguous elements,\n"
+    " * memory; _ld and _st move W contiguous elements,\n"
     " * _sel(m, a, b) takes a where the comparison mask m is set. */\n"
     "#define TL_VEC(N, E, W) \\\n"
     "typedef E N __attribute__((vector_size(sizeof(E) * (W)))); \\\n"
     "typedef E N##_u __attribute__((vector_size(sizeof(E) * (W)), \\\n"
     "                               aligned(sizeof(E)), may_alias)); \\\n"
-    "TL_HELPER N N##_bc(E s) \\\n"
-    "{ N r = {0}; for (int l = 0; l < (W); l++) { r[l] = s; } return r; } \\\n"
     "TL_HELPER N N##_ld(const E *p) \\\n"
     "{ return *(const N##_u *)(const void *)p; } \\\n"
     "TL_HELPER void N##_st(E *p, N v) { *(N##_u *)(void *)p = v; } \\\n"
@@ -132,6 +130,22 @@ static int see_stmt(LVisitor *v, const LStmt *st)
     return 1;
 }
 
+/* A broadcast written as an initializer of W copies, which compilers
+ * turn into one broadcast instruction. */
+static void broadcast_fn(TlBuf *b, LType t, const char *elem)
+{
+    buf_puts(b, "TL_HELPER ");
+    vtype(b, t);
+    buf_putc(b, ' ');
+    vtype(b, t);
+    buf_printf(b, "_bc(%s s)\n{\n    return (", elem);
+    vtype(b, t);
+    buf_puts(b, "){");
+    for (int l = 0; l < t.lanes; l++)
+        buf_puts(b, l ? (l % 16 ? ", s" : ",\n        s") : "s");
+    buf_puts(b, "};\n}\n");
+}
+
 void cgc_vec_prelude(TlBuf *b, const LFunc *f)
 {
     Seen s;
@@ -150,10 +164,12 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
 #define X(d, c, u)                                                       \
         buf_printf(b, "%s(tl_%sx%d, %s, %d)\n",                          \
                    dt_is_float(d) ? "TL_VECF" : "TL_VECI", dt_name(d), w,  \
-                   c, w);
+                   c, w);                                                \
+        broadcast_fn(b, lir_type(d, w), c);
         VEC_ELEMS(X)
 #undef X
         buf_printf(b, "TL_VECI(tl_mx%d, int32_t, %d)\n", w, w);
+        broadcast_fn(b, lir_type(DT_BOOL, w), "int32_t");
         buf_printf(b, "TL_VECU(tl_u16x%d, uint16_t, %d)\n", w, w);
         buf_printf(b, "TL_VECU(tl_u32x%d, uint32_t, %d)\n", w, w);
         buf_printf(b, "TL_VECU(tl_u64x%d, uint64_t, %d)\n", w, w);

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct Bind {
     TlKernelInfo *k;
@@ -80,8 +81,18 @@ static int find_tensor(TlFunc *const *fs, int n, const TlFunc *f)
     return -1;
 }
 
-static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
-                   const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The runner; the compiled kernel is called reps times, secs[r] (when
+ * not NULL) receiving the time of call r. */
+static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                     const TlScalarArg *sc, TlTensor **out, TlLoc call_loc,
+                     int reps, double *secs)
 {
     TlSession *s = rt->s;
     TlTensor *consts[64];
@@ -267,7 +278,12 @@ static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         case CGP_ERR: args[p] = &err; break;
         }
     }
-    fn(args);
+    for (int r = 0; r < reps && !err; r++) {
+        double t0 = now_s();
+        fn(args);
+        if (secs)
+            secs[r] = now_s() - t0;
+    }
     for (int i = 0; i < k->ninputs + k->nconsts; i++)
         tl_tensor_unref(packed[i]);
     free(packed);
@@ -313,6 +329,22 @@ done:
     free(b.scal);
     free(b.known);
     return rc;
+}
+
+static int run_cpu(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                   const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+{
+    return run_cpu_n(rt, k, in, sc, out, call_loc, 1, NULL);
+}
+
+int cgc_run_timed(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                  const TlScalarArg *sc, TlTensor **out, int reps,
+                  double *secs)
+{
+    TlLoc nowhere = {-1, 0, 0, 0, 0};
+
+    return run_cpu_n(rt, k, in, sc, out, nowhere, reps < 1 ? 1 : reps,
+                     secs);
 }
 
 void cgc_register_targets(void)
