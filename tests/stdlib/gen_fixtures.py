@@ -657,6 +657,11 @@ def gen_axes():
                            ("1to3", x1, [1, 5, 1]), ("3to3", x3, [4, 3, 2]),
                            ("3to2", x3, [2, 12]), ("1to4", x1, [1, 1, 5, 1])]:
         save("ax_rs_" + name, np.reshape(a, shape))
+    gi = np.array([1, -1, 0])
+    save("ax_gi", gi, np.int64)
+    for n, a in [(1, x1), (2, x2), (3, x3), (4, x4)]:
+        for d in range(n):
+            save("ax_g%d_%d" % (n, d), np.take(a, gi % a.shape[d], axis=d))
 
 
 GENERATORS = [gen_conv, gen_pool, gen_norm, gen_softmax, gen_matmul,
