@@ -175,6 +175,7 @@ struct AccSim {
     int npending, cappending;
     AccStats st;
     AccStage stage[ACC_SLOT__MAX];
+    uint64_t *opv[ACC_MAX_SRC];      /* sources loaded: [npe][4][2] */
     int failed;
 };
 
@@ -190,6 +191,10 @@ TL_INTERNAL int64_t acc_xfer_steps(const AccSim *sim, const AccOp *op);
 TL_INTERNAL void acc_read_pe(AccSim *sim, const AccOp *op,
                              const AccOpnd *o, int64_t pe, int c,
                              uint64_t v[2]);
+/* Loads PE operand o of op for every PE and sub-cycle into buf
+ * ([npe][4][2]; the second long word 0 for a long word operand). */
+TL_INTERNAL void acc_load_opnd(AccSim *sim, const AccOp *op,
+                               const AccOpnd *o, uint64_t *buf);
 /* Adds executed and useful FLOPs of op (useful: lanes its first
  * destination's mask lets through). */
 TL_INTERNAL void acc_count_flops(AccSim *sim, const AccOp *op,

@@ -73,6 +73,8 @@ AccSim *acc_sim_new(TlSession *s, const AccProgram *p, int strict)
     sim->dram_pages = (m->dram_words + PAGE_LW - 1) / PAGE_LW;
     sim->dram = tl_xcalloc((size_t)sim->dram_pages, sizeof *sim->dram);
     sim->chan_free = tl_xcalloc((size_t)m->dram_channels, 8);
+    for (int i = 0; i < ACC_MAX_SRC; i++)
+        sim->opv[i] = tl_xcalloc((size_t)(sim->npe * 8), 8);
     for (int i = 0; i < ACC_SLOT__MAX; i++) {
         sim->stage[i].v = tl_xcalloc((size_t)(sim->npe * 8), 8);
         sim->stage[i].on = tl_xcalloc((size_t)(sim->npe * 4), 1);
@@ -107,6 +109,8 @@ void acc_sim_free(AccSim *sim)
     free(sim->dram);
     free(sim->chan_free);
     free(sim->pending);
+    for (int i = 0; i < ACC_MAX_SRC; i++)
+        free(sim->opv[i]);
     for (int i = 0; i < ACC_SLOT__MAX; i++) {
         free(sim->stage[i].v);
         free(sim->stage[i].on);
@@ -345,13 +349,20 @@ AccReady *acc_ready_of(AccSim *sim, int sp, int k)
     }
 }
 
+static int ready_ok(const AccSim *sim, const AccReady *r, int64_t lo,
+                    int64_t hi)
+{
+    for (int64_t i = lo; i < hi; i++)
+        if (r[i].step > sim->step)
+            return 0;
+    return 1;
+}
+
 /* The hazard checks of one source operand (len: BM/DRAM long words). */
 static int check_src(AccSim *sim, const AccOp *op, const AccOpnd *o,
                      int64_t len)
 {
     char what[96];
-    TlBuf wb = {what, 0, 0};
-    (void)wb;
     static const char *const unit[] = {"ALU", "MAU", "L1"};
     switch (o->space) {
     case ACC_SP_ALUF: case ACC_SP_MAUF: case ACC_SP_LBF: {
@@ -371,14 +382,20 @@ static int check_src(AccSim *sim, const AccOp *op, const AccOpnd *o,
     case ACC_SP_IMM: case ACC_SP_ID: case ACC_SP_DRAM:
         return 0;
     case ACC_SP_MASK:
+        if (ready_ok(sim, sim->rd_mask, o->addr, o->addr + 1))
+            return 0;
         snprintf(what, sizeof what, "mask 'm%d'", o->addr);
         return acc_check_ready(sim, sim->rd_mask, o->addr, o->addr + 1,
                                what);
     case ACC_SP_MREG:
+        if (ready_ok(sim, sim->rd_mreg, o->k, o->k + 1))
+            return 0;
         snprintf(what, sizeof what, "matrix register '%s'",
                  o->k ? "y" : "x");
         return acc_check_ready(sim, sim->rd_mreg, o->k, o->k + 1, what);
     case ACC_SP_BM:
+        if (ready_ok(sim, sim->rd_bm[o->k], o->addr, o->addr + len))
+            return 0;
         snprintf(what, sizeof what, "'%s[%d:%lld]'",
                  o->k == 1 ? "lb" : o->k == 2 ? "lc" : "b", o->addr,
                  (long long)(o->addr + len));
@@ -405,6 +422,8 @@ static int check_src(AccSim *sim, const AccOp *op, const AccOpnd *o,
                     report(sim, DIAG_ACC_SIM, what);
                     return -1;
                 }
+                if (ready_ok(sim, r, a / 2, a / 2 + o->width))
+                    continue;
                 snprintf(what, sizeof what, "'lm0[%lld]' (through t)",
                          (long long)a);
                 int rc = acc_check_ready(sim, r, a / 2, a / 2 + o->width,
@@ -417,6 +436,8 @@ static int check_src(AccSim *sim, const AccOp *op, const AccOpnd *o,
     (void)op;
     for (int c = 0; c < 4; c++) {
         int64_t a = acc_opnd_addr(sim, o, c);
+        if (ready_ok(sim, r, a / 2, a / 2 + o->width))
+            continue;
         snprintf(what, sizeof what, "'%s[%lld]'", acc_space_name(o->space),
                  (long long)a);
         int rc = acc_check_ready(sim, r, a / 2, a / 2 + o->width, what);

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-static double ld_f(TlDType dt, const uint64_t *v, int l)
+static inline double ld_f(TlDType dt, const uint64_t *v, int l)
 {
     const uint8_t *p = (const uint8_t *)v;
     switch (dt) {
@@ -28,7 +28,7 @@ static double ld_f(TlDType dt, const uint64_t *v, int l)
     }
 }
 
-static void st_f(TlDType dt, uint64_t *v, int l, double x)
+static inline void st_f(TlDType dt, uint64_t *v, int l, double x)
 {
     uint8_t *p = (uint8_t *)v;
     switch (dt) {
@@ -45,7 +45,7 @@ static void st_f(TlDType dt, uint64_t *v, int l, double x)
     }
 }
 
-static int64_t ld_i(TlDType dt, const uint64_t *v, int l)
+static inline int64_t ld_i(TlDType dt, const uint64_t *v, int l)
 {
     const uint8_t *p = (const uint8_t *)v;
     if (dt == DT_I32) {
@@ -61,7 +61,7 @@ static int64_t ld_i(TlDType dt, const uint64_t *v, int l)
     return (int64_t)ld_f(dt, v, l);
 }
 
-static void st_i(TlDType dt, uint64_t *v, int l, int64_t x)
+static inline void st_i(TlDType dt, uint64_t *v, int l, int64_t x)
 {
     uint8_t *p = (uint8_t *)v;
     if (dt == DT_I32) {
@@ -133,6 +133,53 @@ void acc_read_pe(AccSim *sim, const AccOp *op, const AccOpnd *o,
     v[0] = src[0];
     if (o->width == 2)
         v[1] = src[1];
+}
+
+void acc_load_opnd(AccSim *sim, const AccOp *op, const AccOpnd *o,
+                   uint64_t *buf)
+{
+    int64_t npe = sim->npe;
+    int w2 = o->width == 2;
+    if (o->space == ACC_SP_ID || o->mode == ACC_MODE_INDIRECT) {
+        for (int64_t pe = 0; pe < npe; pe++)
+            for (int c = 0; c < 4; c++)
+                acc_read_pe(sim, op, o, pe, c, buf + (pe * 4 + c) * 2);
+        return;
+    }
+    if (o->space == ACC_SP_IMM) {
+        uint64_t v[2];
+        acc_read_pe(sim, op, o, 0, 0, v);
+        for (int64_t i = 0; i < npe * 4; i++) {
+            buf[2 * i] = v[0];
+            buf[2 * i + 1] = v[1];
+        }
+        return;
+    }
+    if (o->space >= ACC_SP_ALUF && o->space <= ACC_SP_LBF) {
+        const uint64_t *f = sim->fwd[o->space - ACC_SP_ALUF];
+        for (int64_t i = 0; i < npe * 4; i++) {
+            buf[2 * i] = f[2 * i];
+            buf[2 * i + 1] = w2 ? f[2 * i + 1] : 0;
+        }
+        return;
+    }
+    int lm = o->space <= ACC_SP_LM1;
+    int bank = o->space == ACC_SP_LM1 || o->space == ACC_SP_S;
+    int64_t n = o->space == ACC_SP_T ? sim->m->t_words
+                : lm ? sim->lmlw : sim->grflw;
+    const uint64_t *base = o->space == ACC_SP_T ? sim->t
+                           : lm ? sim->lm[bank] : sim->grf[bank];
+    int64_t off[4];
+    for (int c = 0; c < 4; c++)
+        off[c] = acc_opnd_addr(sim, o, c) / 2;
+    for (int64_t pe = 0; pe < npe; pe++) {
+        const uint64_t *row = base + pe * n;
+        uint64_t *d = buf + pe * 8;
+        for (int c = 0; c < 4; c++) {
+            d[2 * c] = row[off[c]];
+            d[2 * c + 1] = w2 ? row[off[c] + 1] : 0;
+        }
+    }
 }
 
 void acc_count_flops(AccSim *sim, const AccOp *op, double flops,
@@ -215,18 +262,21 @@ void acc_exec_pe(AccSim *sim, const AccOp *op, AccStage *st)
     int w = wop->width, lanes = acc_lanes(dt, w);
     int64_t g = sim->gsize;
     int me = sim->m->mask_entries;
+    for (int j = 0; j < op->nsrc; j++)
+        if (op->src[j].space != ACC_SP_MASK)
+            acc_load_opnd(sim, op, &op->src[j], sim->opv[j]);
     for (int64_t pe = 0; pe < sim->npe; pe++) {
         uint16_t cmpmask = 0;
+        int64_t from = pe;
+        if (op->opc == ACC_OP_MSL)
+            from = pe - pe % g + (pe % g + g - 1) % g;
+        else if (op->opc == ACC_OP_MSR)
+            from = pe - pe % g + (pe % g + 1) % g;
         for (int c = 0; c < 4; c++) {
-            uint64_t a[ACC_MAX_SRC][2], out[2] = {0, 0};
-            int64_t from = pe;
-            if (op->opc == ACC_OP_MSL)
-                from = pe - pe % g + (pe % g + g - 1) % g;
-            else if (op->opc == ACC_OP_MSR)
-                from = pe - pe % g + (pe % g + 1) % g;
+            const uint64_t *a[ACC_MAX_SRC];
+            uint64_t out[2] = {0, 0};
             for (int j = 0; j < op->nsrc; j++)
-                if (op->src[j].space != ACC_SP_MASK)
-                    acc_read_pe(sim, op, &op->src[j], from, c, a[j]);
+                a[j] = sim->opv[j] + (from * 4 + c) * 2;
             switch (kind) {
             case ACC_K_BIN: case ACC_K_FMA: case ACC_K_UN:
                 for (int l = 0; l < lanes; l++) {
@@ -266,7 +316,7 @@ void acc_exec_pe(AccSim *sim, const AccOp *op, AccStage *st)
                 for (int l = 0; l < lanes; l++) {
                     int on = (mk >> (c * 4 + quarter(l, lanes))) & 1;
                     memcpy((uint8_t *)out + l * bytes,
-                           (uint8_t *)(on ? a[1] : a[2]) + l * bytes,
+                           (const uint8_t *)(on ? a[1] : a[2]) + l * bytes,
                            (size_t)bytes);
                 }
                 break;
@@ -389,21 +439,22 @@ void acc_exec_mau(AccSim *sim, const AccOp *op, AccStage *st)
         return;
     }
     double b[64];
+    acc_load_opnd(sim, op, &op->src[1], sim->opv[1]);
+    if (op->opc == ACC_OP_MFMA)
+        acc_load_opnd(sim, op, &op->src[2], sim->opv[2]);
     for (int64_t g = 0; g < sim->ngroup; g++) {
         const double *A = mat(sim, g, reg);
         for (int c = 0; c < 4; c++) {
             for (int64_t p = 0; p < G; p++) {
-                acc_read_pe(sim, op, &op->src[1], g * G + p, c, v);
+                const uint64_t *bv = sim->opv[1] + ((g * G + p) * 4 + c) * 2;
                 for (int e = 0; e < cn; e++)
                     if (p * cn + e < N)
-                        b[p * cn + e] = ld_f(dt, v, e);
+                        b[p * cn + e] = ld_f(dt, bv, e);
             }
             for (int64_t p = 0; p < G; p++) {
                 int64_t pe = g * G + p;
                 uint64_t *d = st->v + (pe * 4 + c) * 2;
-                uint64_t acc[2] = {0, 0};
-                if (op->opc == ACC_OP_MFMA)
-                    acc_read_pe(sim, op, &op->src[2], pe, c, acc);
+                const uint64_t *acc = sim->opv[2] + (pe * 4 + c) * 2;
                 d[0] = d[1] = 0;
                 st->on[pe * 4 + c] = p * cm < M;
                 for (int e = 0; e < cm; e++) {
