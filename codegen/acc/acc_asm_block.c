@@ -267,8 +267,11 @@ static int rep(Asm *A, const Line *lines, int i, int end)
         A->vars[A->nvars - 1].v = j;
         int before = A->s->nerrors;
         rc = run_lines(A, body, nbody);
-        if (A->s->nerrors > before)
+        if (A->s->nerrors > before) {
             rc = -1;
+            diag_note(A->s, lines[i].loc, "in iteration %lld of this .rep "
+                      "(%%%s = %lld)", (long long)j, var, (long long)j);
+        }
         if (j == 0)
             nb_first = A->nb - b0;
     }

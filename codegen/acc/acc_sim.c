@@ -115,6 +115,7 @@ void acc_sim_free(AccSim *sim)
         free(sim->stage[i].v);
         free(sim->stage[i].on);
         free(sim->stage[i].bmv);
+        free(sim->stage[i].mv);
     }
     free(sim);
 }

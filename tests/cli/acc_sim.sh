@@ -145,6 +145,19 @@ done
 grep -q "assembled for machine 'tiny', which differs from 'test'" err ||
     fail "wrong machine: $(cat err)"
 
+# An error inside a .rep names the iteration.
+printf '.rep 4\nadd.i32 r[%%i*4+3*(%%i/3)], r[2] -> r[4]\n.endrep\n' >rep.s
+"$TDSL" asm --machine tiny rep.s 2>err && fail "bad .rep assembled"
+cat >want <<'TXT'
+rep.s:2:1: error: address 15 of 'r' is not a multiple of 2 words (the operand is a long word)
+    2 | add.i32 r[%i*4+3*(%i/3)], r[2] -> r[4]
+      | ^~~
+rep.s:1:1: note: in iteration 3 of this .rep (%i = 3)
+    1 | .rep 4
+      | ^
+TXT
+diff want err || fail ".rep note"
+
 # --- hazards -----------------------------------------------------------
 grep -v '^nop' bcast.s >early.s
 "$TDSL" sim early.s --in A=a.npy 2>err && fail "early read ran"
@@ -161,6 +174,30 @@ printf 'mov.i32 #1 -> r[0]\nnop\nadd.i32 aluf, r[0] -> r[2]\n' >fwd.s
 "$TDSL" sim fwd.s 2>err && fail "stale forwarding ran"
 grep -q "'aluf' is read at step 2, but the ALU made no result in the step before" err ||
     fail "forwarding: $(cat err)"
+
+# Through T, out of range; DRAM read before a DMA has written it.
+printf 'mov.i32 #9999 -> t[0+]\nnop\nmov lm0[t] -> r[0]\n' >tind.s
+"$TDSL" sim tind.s --machine tiny 2>err && fail "bad T address ran"
+grep -q "tind.s:3:1: error: PE 0 reads lm0 through t at address 9999, out of range or not aligned" err ||
+    fail "T: $(cat err)"
+printf 'dma.st.t0@0 lb[0:4] -> d[0]\nnop/3\ndma.ld.t1@0 d[0:4] -> lb[8]\n' >dh.s
+"$TDSL" sim dh.s --machine tiny 2>err && fail "DRAM hazard ran"
+grep -q "dh.s:3:1: error: DRAM 0..4 is read at cycle 16, but the DMA of line 1 lands there only at cycle 65: wait for its tag first" err ||
+    fail "DRAM hazard: $(cat err)"
+
+# --- a machine file --------------------------------------------------
+# tiny with DRAM at 1 lw/cycle: the first DMA lands at 4 + 64 = 68
+# (step 17 as before); the gather of 64 lw at cycle 96 lands at
+# 96 + 64 + 64 = 224, so the wait ends at step 56: 57 steps.
+grep -v '^.machine' bcast.s >nomach.s
+printf 'base = tiny\nname = slow\ndram_bw = 1\n' >slow.mach
+[ "$(cycles nomach.s --machine slow.mach --in A=a.npy)" = 228 ] ||
+    fail "machine file: $(cat stats)"
+grep -q '^machine  *slow (16 PEs)' stats || fail "machine name: $(cat stats)"
+printf 'base = tiny\nlm_words = 1\n' >bad.mach
+"$TDSL" sim nomach.s --machine bad.mach 2>err && fail "bad machine ran"
+grep -q "bad.mach:2: 'lm_words' must be an integer in 16..1048576, not '1'" err ||
+    fail "bad machine: $(cat err)"
 
 # --- corrupt binaries ---------------------------------------------------
 head -c 50 conv.tam >short.tam
