@@ -143,7 +143,8 @@ static int cmp_hop(const void *x, const void *y)
 /* Adds one element's hops (all its copies), each link once. */
 static void tally(Cv *c)
 {
-    qsort(c->hops, (size_t)c->nhops, sizeof *c->hops, cmp_hop);
+    if (c->nhops > 1)  /* hops is NULL while empty */
+        qsort(c->hops, (size_t)c->nhops, sizeof *c->hops, cmp_hop);
     for (int i = 0; i < c->nhops;) {
         Hop *h = &c->hops[i];
         int j = i, nchild = 0;
