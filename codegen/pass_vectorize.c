@@ -100,6 +100,94 @@ static LExpr *cast_ramp(Vz *z, TlDType to, LExpr *a)
     return NULL;
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a < 0 ? -a : a;
+}
+
+/* What is known of e modulo something: e = r (mod m), m = 0 meaning
+ * e = r exactly.  Only sums, products by constants and widening casts
+ * of integers are followed (no wraparound, as for ramps). */
+static void align(const LExpr *e, int64_t *m, int64_t *r)
+{
+    int64_t m1, r1, m2, r2;
+
+    switch (e->kind) {
+    case LE_INT:
+        *m = 0;
+        *r = e->ival;
+        return;
+    case LE_CAST:
+        if (dt_is_int(e->type.dt) && dt_is_int(e->a->type.dt) &&
+            dt_size(e->type.dt) >= dt_size(e->a->type.dt)) {
+            align(e->a, m, r);
+            return;
+        }
+        break;
+    case LE_BINARY:
+        if (e->op != LO_ADD && e->op != LO_SUB && e->op != LO_MUL)
+            break;
+        align(e->a, &m1, &r1);
+        align(e->b, &m2, &r2);
+        if (e->op == LO_MUL) {
+            if (m1 == 0 && m2 == 0) {
+                *m = 0;
+                *r = r1 * r2;
+            } else if (m1 == 0 || m2 == 0) {
+                int64_t k = m1 == 0 ? r1 : r2;
+                *m = (m1 == 0 ? m2 : m1) * (k < 0 ? -k : k);
+                *r = (m1 == 0 ? r2 : r1) * k;
+            } else {
+                break;
+            }
+        } else {
+            *m = gcd64(m1, m2);
+            *r = e->op == LO_ADD ? r1 + r2 : r1 - r2;
+        }
+        if (*m > (int64_t)1 << 40 || *r > (int64_t)1 << 40 ||
+            *r < -((int64_t)1 << 40))
+            break;
+        if (*m)
+            *r = ((*r % *m) + *m) % *m;
+        return;
+    default:
+        break;
+    }
+    *m = 1;
+    *r = 0;
+}
+
+/* ramp(b, s, W) / c and % c when every lane lies in one block of c
+ * (b's alignment says so): broadcast(b / c) and ramp(b % c, s, W);
+ * NULL otherwise. */
+static LExpr *ramp_divmod(Vz *z, LOp op, LExpr *a, LExpr *b)
+{
+    int64_t c, s, m, r, g;
+
+    if (a->kind != LE_RAMP || b->kind != LE_BROADCAST ||
+        b->a->kind != LE_INT || a->b->kind != LE_INT)
+        return NULL;
+    c = b->a->ival;
+    s = a->b->ival;
+    if (c <= 0 || s < 0 || s > c)
+        return NULL;
+    align(a->a, &m, &r);
+    g = m ? gcd64(m, c) : c;
+    r = ((r % g) + g) % g;
+    if (r + s * (a->type.lanes - 1) >= g)
+        return NULL;
+    if (op == LO_DIV)
+        return lir_broadcast(z->s, lir_binary(z->s, LO_DIV, a->a, b->a),
+                             a->type.lanes);
+    return lir_ramp(z->s, lir_binary(z->s, LO_MOD, a->a, b->a), a->b,
+                    a->type.lanes);
+}
+
 static LExpr *vexpr(Vz *z, LExpr *e);
 
 static void record(Vz *z, const LVar *buf, LExpr *idx, int store)
@@ -191,6 +279,13 @@ static LExpr *vexpr(Vz *z, LExpr *e)
     }
     switch (e->kind) {
     case LE_BINARY:
+        if (vec && (e->op == LO_DIV || e->op == LO_MOD) &&
+            dt_is_int(e->type.dt)) {
+            r = ramp_divmod(z, e->op, lir_simplify_expr(z->s, a),
+                            lir_simplify_expr(z->s, b));
+            if (r)
+                return lir_simplify_expr(z->s, r);
+        }
         r = lir_binary(z->s, e->op, a, b);
         return vec ? lir_simplify_expr(z->s, r) : r;
     case LE_UNARY: return lir_unary(z->s, e->op, a);
