@@ -173,6 +173,8 @@ static int check_pe_addr(const AccMachine *m, const AccProgram *p,
     int64_t al = 2 * o->width;
     if (o->width != 1 && o->width != 2)
         return bad(why, "an operand is a long word or a double one (.dd)");
+    if (o->mode > ACC_MODE_INDIRECT)
+        return bad(why, "unknown addressing mode");
     if (o->mode == ACC_MODE_INDIRECT) {
         if (o->space != ACC_SP_LM0)
             return bad(why, "only lm0 is addressed through t");
@@ -440,7 +442,7 @@ int acc_check_op(const AccMachine *m, const AccProgram *p, const AccOp *op,
     case ACC_K_SEL:
         if (want_type(op, 0, 0, why) || want_counts(op, 3, 1, 2, why))
             return -1;
-        if (op->src[0].space != ACC_SP_MASK ||
+        if (op->src[0].space != ACC_SP_MASK || op->src[0].addr < 0 ||
             op->src[0].addr >= m->mask_entries)
             return bad(why, "the first source of sel is a mask mK");
         if (check_srcs(m, p, op, 1, why) || check_dsts(m, p, op, why))
