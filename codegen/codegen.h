@@ -457,6 +457,14 @@ LFunc *lir_partition_loops(TlSession *s, LFunc *f);
  * loops, and drops those terms. */
 LFunc *lir_infer_bounds(TlSession *s, LFunc *f);
 
+/* pass_unroll.c.  Replaces each `unrolled` loop with constant bounds
+ * (at most 64 iterations) by copies of its body, one per value. */
+LFunc *lir_unroll(TlSession *s, LFunc *f);
+
+/* pass_flatten.c.  Makes buffers with dimensions (parameters and
+ * allocations) flat, each access one row-major index. */
+LFunc *lir_flatten(TlSession *s, LFunc *f);
+
 /* pipeline.c.  A pass by name: run takes a well-formed function and
  * returns one (f itself when nothing changed); in_pipeline marks the
  * passes lir_pipeline runs. */

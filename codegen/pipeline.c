@@ -34,12 +34,15 @@ static LFunc *run_accum(TlSession *s, LFunc *f)
 
 /* In pipeline order. */
 static const LPass passes[] = {
+    {"flatten", lir_flatten, 1},
     {"simplify", run_simplify, 1},
     {"partition", lir_partition_loops, 1},
     {"bounds", lir_infer_bounds, 1},
     {"simplify", run_simplify, 1},
     {"vectorize", run_vectorize, 1},
     {"accum", run_accum, 1},
+    {"unroll", lir_unroll, 1},
+    {"simplify", run_simplify, 1},
 };
 
 const LPass *lir_pass_find(const char *name)
