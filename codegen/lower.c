@@ -3,15 +3,17 @@
  * function, then the pass pipeline (pipeline.c).  lower_int.h lists
  * the other files of the lowering.
  *
- * Default schedule (SPEC 10): every stage is computed at root over its
- * whole domain into a heap buffer of its own, in dependency order;
+ * Default schedule (SPEC 10.4): every stage is computed at root over
+ * its whole domain into a heap buffer of its own, in dependency order;
  * loops run row-major (axis 0 outermost) and a reduction's variables
- * run innermost in the order written.  Outputs are written directly.
- * Tensors passed in (inputs, outputs, top-level constants) are flat
- * buffers with an extent and a stride parameter per axis, so any
- * strides work.  Reads the checker could not prove in range are
- * checked per element: an out-of-range read sets the error flag and
- * reads nothing, and the runner has the interpreter report it.
+ * run innermost in the order written; stages without directives are
+ * also vectorized and parallelized (sched_apply.c).  Outputs are
+ * written directly.  Tensors passed in (inputs, outputs, top-level
+ * constants) are flat buffers with an extent and a stride parameter
+ * per axis, so any strides work.  Reads the checker could not prove
+ * in range are checked per element: an out-of-range read sets the
+ * error flag and reads nothing, and the runner has the interpreter
+ * report it.
  *
  * A kernel call inside the kernel is lowered inline (lower_call.c): the
  * callee's stages join the caller's, in a context of their own, and
@@ -332,7 +334,7 @@ CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
         extern_tensor(&L, k->outputs[i], "out");
     for (int i = 0; i < k->nconsts; i++)
         extern_tensor(&L, k->consts[i], "const");
-    L.err = add_param(&L, lir_buffer(s, "tl.err", DT_I32), CGP_ERR, NULL, 0,
+    L.err = add_param(&L, lir_buffer(s, CG_ERR_NAME, DT_I32), CGP_ERR, NULL, 0,
                       NULL);
     scalars(&L, &top);
     cg_lower_funcs(&L, k, &top);

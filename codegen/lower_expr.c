@@ -151,7 +151,8 @@ static LExpr *inline_read(Lw *L, TlExpr *e, TlFunc *f, FInfo *fi,
         ok = in_range(L, fi, f->rank, idx);
         cg_sl_add(pre, lir_if(L->s, lir_unary(L->s, LO_NOT, ok),
                            lir_store(L->s, L->err, &z, 1,
-                                     lir_int(L->s, DT_I32, 1)), NULL));
+                                     lir_int(L->s, DT_I32, CG_ERR_RANGE)),
+                           NULL));
     }
     val = to_dt(L, f->dtype, cg_lower_expr(L, vf->value, pre));
     L->nvars = saved;
@@ -193,7 +194,8 @@ static LExpr *lower_read(Lw *L, TlExpr *e, TlFunc *f, TlRead *r,
         LExpr *z = i64c(L, 0);
         cg_sl_add(pre, lir_if(L->s, lir_unary(L->s, LO_NOT, ok),
                            lir_store(L->s, L->err, &z, 1,
-                                     lir_int(L->s, DT_I32, 1)), NULL));
+                                     lir_int(L->s, DT_I32, CG_ERR_RANGE)),
+                           NULL));
     }
     return lir_select(L->s, ok, load, zero);
 }

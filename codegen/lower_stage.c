@@ -23,7 +23,7 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
 {
     SList body = {0}, top = {0};
     LExpr *idx[TL_MAX_RANK], *val, *off, *guard = NULL;
-    LStmt *st;
+    LStmt *st, *inner;
     int sites = mode == SM_VALUE || mode == SM_UPDATE;
 
     /* The producers computed inside this nest can be read here. */
@@ -93,13 +93,29 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
                              lir_ref(L->s, n->defvar[f->rank + r]))));
     }
     cg_sl_add(&top, st);
-    st = cg_sl_done(L, &top);
+    st = inner = cg_sl_done(L, &top);
     for (int i = n->nloops - 1; i >= 0; i--) {
         CgLoop *l = &n->loops[i];
         if (sites)
             st = cg_site(L, f, fi, n, i, st);
         st = lir_for(L->s, l->kind, l->width, NULL, l->lv, lir_int(L->s,
                      DT_I32, 0), l->extent, st);
+    }
+    if (n->par_if) {
+        /* The default schedule: in parallel only when big enough (no
+         * stage is computed inside such a nest, see sched_apply.c). */
+        LStmt *ser = inner;
+        LExpr *total = i64c(L, 1);
+        for (int i = n->nloops - 1; i >= 0; i--) {
+            CgLoop *l = &n->loops[i];
+            ser = lir_for(L->s, l->kind == LP_PARALLEL ? LP_SERIAL : l->kind,
+                          l->width, NULL, l->lv, lir_int(L->s, DT_I32, 0),
+                          l->extent, ser);
+        }
+        for (int j = 0; j < f->rank; j++)
+            total = bin(L, LO_MUL, total, to_dt(L, DT_I64, fi->rext[j]));
+        st = lir_if(L->s, bin(L, LO_GE, total, i64c(L, CG_PAR_MIN)), st,
+                    ser);
     }
     for (int i = 0; sites && i < L->nfs; i++)
         if (L->fs[i].nest && L->fs[i].nest->at_func == f &&

@@ -358,6 +358,47 @@ static int chains_for(TlKernelInfo *k, TlCall *const *path, int np,
     return 0;
 }
 
+/* Whether a directive of k's cpu schedule names f as the stage to
+ * compute or store at. */
+static int targeted(const TlKernelInfo *k, const TlFunc *f)
+{
+    const TlSchedInfo *si = cpu_schedule(k);
+
+    for (int c = 0; si && c < si->nchains; c++)
+        for (int d = 0; d < si->chains[c]->ndirs; d++) {
+            const TlSchedDir *dir = &si->chains[c]->dirs[d];
+            for (int g = 0; g < dir->nargs; g++)
+                if (dir->args[g].kind == SARG_FUNC &&
+                    dir->args[g].func == f)
+                    return 1;
+        }
+    return 0;
+}
+
+/* The default for a stage without directives (SPEC 10.4): the
+ * innermost index loop vectorized by a vector register's worth of
+ * elements (a split with a guarded tail), the outermost loop parallel
+ * when the stage has at least CG_PAR_MIN elements (the nest is built
+ * twice, lower_stage.c).  Neither changes any result: no reduction is
+ * reassociated.  Stages other stages are computed or stored at keep
+ * the plain nest, so that the loops those directives name stay. */
+static void default_schedule(Ap *a)
+{
+    CgNest *n = a->n;
+    int r = a->f->rank, bytes = dt_size(a->f->dtype);
+
+    if (r < 1 || n->nloops != r || a->f->dtype == DT_BOOL ||
+        a->f->dtype == DT_F16 || a->f->dtype == DT_BF16 || bytes < 1)
+        return;
+    if (split(a, r - 1, n->loops[r - 1].tv, n->loops[r - 1].tv ?
+              n->loops[r - 1].tv->name : "_", NULL, "in", 32 / bytes))
+        return;
+    n->loops[r].kind = LP_VECTORIZED;
+    n->loops[r].width = 32 / bytes;
+    n->loops[0].kind = LP_PARALLEL;
+    n->par_if = 1;
+}
+
 int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
                   int np, TlFunc *f, CgNest *n)
 {
@@ -380,6 +421,8 @@ int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
                 return -1;
         }
     }
+    if (!nch && !np && !n->call_out && !targeted(k, f))
+        default_schedule(&a);
     return 0;
 }
 

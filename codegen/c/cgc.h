@@ -17,9 +17,17 @@ typedef enum {
     CGP_SIZE,       /* i32: the size variable `var` */
     CGP_SCALAR,     /* i64 or f64: scalar `var`, already converted */
     CGP_GIVEN,      /* bool: scalar `var` was passed */
-    CGP_ERR         /* i32 *: set to 1 when a checked read is out of
-                     * range (the runner then reports it) */
+    CGP_ERR         /* i32 *: CG_ERR_RANGE when a checked read is out
+                     * of range (the runner then has the interpreter
+                     * report it), CG_ERR_NOMEM when a stage's buffer
+                     * could not be allocated; or-ed in atomically */
 } CgParamKind;
+
+/* The error flag parameter's name in the loop IR and its bits.  Stores
+ * to it are emitted as an atomic OR: threads of a parallel loop may
+ * fail at once, and a plain store would be a data race. */
+#define CG_ERR_NAME "tl.err"
+enum { CG_ERR_RANGE = 1, CG_ERR_NOMEM = 2 };
 
 typedef struct CgParam {
     CgParamKind kind;
@@ -79,8 +87,14 @@ typedef struct CgNest {
     const TlFunc *at_func;  /* compute_at(at_func, at_var); NULL: root */
     const TlVar *at_var;
     TlLoc at_loc;           /* the compute_at directive */
+    int par_if;             /* the default schedule: parallel loops run
+                             * in parallel only for CG_PAR_MIN elements
+                             * or more (serially otherwise) */
     int uniq;
 } CgNest;
+
+/* The default schedule's size threshold for running in parallel. */
+enum { CG_PAR_MIN = 16384 };
 
 /* Whether k's cpu schedule names one of f's reduction variables (then
  * f's reduction is lowered as an update with the variables' loops in

@@ -445,6 +445,12 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             cgc_vstore(b, st);      /* emit_vec.c */
             return;
         }
+        if (!strcmp(st->var->name, CG_ERR_NAME)) {
+            buf_puts(b, "__atomic_fetch_or(&tl__err[0], ");
+            expr(b, st->a);
+            buf_puts(b, ", __ATOMIC_RELAXED);\n");
+            return;
+        }
         name(b, st->var->name);
         buf_putc(b, '[');
         expr(b, st->args[0]);
@@ -466,7 +472,8 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             name(b, st->var->name);
             /* Inside a loop (maybe an OpenMP one, which cannot be
              * left): skip the iteration; the flag reports it. */
-            buf_printf(b, ") { tl__err[0] = 2; %s; }\n",
+            buf_printf(b, ") { __atomic_fetch_or(&tl__err[0], %d, "
+                       "__ATOMIC_RELAXED); %s; }\n", CG_ERR_NOMEM,
                        outer ? "continue" : "return");
         } else {
             buf_printf(b, "%s ", btype(st->var->type.dt));

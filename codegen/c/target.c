@@ -291,7 +291,7 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     free(ivals);
     free(fvals);
     free(flags);
-    if (err == 2) {         /* a stage's buffer could not be had */
+    if (err & CG_ERR_NOMEM) {   /* a stage's buffer could not be had */
         diag_error(s, call_loc, DIAG_RT_TOO_LARGE, "a stage", k->name,
                    "out of memory");
         goto done;
