@@ -128,6 +128,9 @@ uint64_t acc_machine_hash(const AccMachine *m);
  * A program is a list of bundles; a bundle is one step and holds at
  * most one op per slot.  The L slots are one per BM level: slot
  * ACC_SLOT_L + k - 1 holds the transfers of level Lk.
+ *
+ * TODO(issue 6): the bundle-wide default mask (`mask mK`, ACCELERATOR.md
+ * 4.6) and the dbg.get/dbg.set pseudo-ops (4.7) are not here yet.
  * ==================================================================== */
 
 typedef enum {

@@ -14,6 +14,10 @@
  * slots see the state from before the step.  Writes are uniform over
  * PEs (the same addresses on every PE; only reads may go through T),
  * which is why readiness is tracked per address and not per PE.
+ *
+ * TODO(issue 6): lenient mode reads the new value where the hardware
+ * would read the old one, and a write to a DMA's source before the DMA
+ * has moved it is not caught (the DMA reads its source at issue).
  */
 #include "codegen/acc/acc_int.h"
 

@@ -126,6 +126,29 @@ assert(allclose(load("y.npy"), shift(load("x.npy"))))
 TDSL
 "$TDSL" check_conv.tdsl || fail "conversion values"
 
+# --- occupancy: a busy slot stalls the next op of that slot ------------
+# exp takes 4 steps: the add waits 3 (5 steps); f64 mul takes 2: the
+# next MAU op waits 1 (3 steps); bcast.L2 of 256 lw at 16 lw/cycle is
+# 16 cycles = 4 steps: the next L2 op waits 3, and the L2 links carry
+# 2 L2Bs x 2 children x (256 + 16) = 1088 lw.
+printf 'exp.f32 r[0] -> r[2]\nadd.i32 r[4], r[6] -> r[8]\n' >occ1.s
+[ "$(cycles occ1.s --machine tiny)" = 20 ] || fail "exp: $(cat stats)"
+grep -q 'busy slot 3' stats || fail "exp stall: $(cat stats)"
+printf 'mul.f64 r[0], r[0] -> r[2]\nadd.f64 r[4], r[4] -> r[6]\n' >occ2.s
+[ "$(cycles occ2.s --machine tiny)" = 12 ] || fail "f64: $(cat stats)"
+printf 'bcast.L2 lc[0:256] -> lb[0]\nbcast.L2 lc[0:16] -> lb[512]\n' >occ3.s
+[ "$(cycles occ3.s --machine test)" = 20 ] || fail "L2: $(cat stats)"
+grep -q '^link L2  *1088 lw down, 0 lw up' stats || fail "L2: $(cat stats)"
+
+# --- the examples (the programs above, commented) ----------------------
+ex="$OLDPWD/examples/accel"
+[ -d "$ex" ] || ex="$(dirname "$0")/../../examples/accel"
+for p in broadcast:bcast reduce2:red2 convert_dram:conv; do
+    "$TDSL" asm "$ex/${p%%:*}.s" -o ex.tam || fail "example ${p%%:*}"
+    "$TDSL" asm ${p#*:}.s -o own.tam || fail "asm ${p#*:}"
+    cmp -s ex.tam own.tam || fail "example ${p%%:*} differs from the test"
+done
+
 # --- round trips -----------------------------------------------------
 for p in bcast red2 conv; do
     "$TDSL" asm $p.s -o $p.tam || fail "asm $p"
