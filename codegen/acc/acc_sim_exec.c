@@ -386,7 +386,6 @@ void acc_exec_mau(AccSim *sim, const AccOp *op, AccStage *st)
     shape(sim->m, dt, &M, &N);
     int64_t G = sim->gsize;
     int cm = (int)((M + G - 1) / G), cn = (int)((N + G - 1) / G);
-    uint64_t v[2];
     if (op->opc == ACC_OP_MWRITE) {
         if (!st->mv)
             st->mv = tl_xcalloc((size_t)(sim->ngroup * 64 * 64),
@@ -396,10 +395,12 @@ void acc_exec_mau(AccSim *sim, const AccOp *op, AccStage *st)
         int row0 = op->dst[0].addr;
         st->row0 = row0;
         st->nrows = (row0 + 4 * rps < M ? row0 + 4 * rps : M) - row0;
+        acc_load_opnd(sim, op, &op->src[0], sim->opv[0]);
         for (int64_t g = 0; g < sim->ngroup; g++)
             for (int c = 0; c < 4; c++)
                 for (int64_t p = 0; p < G; p++) {
-                    acc_read_pe(sim, op, &op->src[0], g * G + p, c, v);
+                    const uint64_t *v = sim->opv[0] +
+                                        ((g * G + p) * 4 + c) * 2;
                     for (int r = 0; r < rps; r++) {
                         int row = row0 + c * rps + r;
                         if (row >= M)
@@ -486,12 +487,15 @@ static void write_pe(AccSim *sim, const AccOpnd *o, const AccStage *st,
     uint64_t *base = o->space == ACC_SP_T ? sim->t
                      : lm ? sim->lm[bank] : sim->grf[bank];
     int qbytes = 2 * o->width;
+    int64_t off[4];
+    for (int c = 0; c < 4; c++)
+        off[c] = acc_opnd_addr(sim, o, c) / 2;
     for (int64_t pe = 0; pe < sim->npe; pe++) {
         uint16_t mk = o->mask ? sim->mask[pe * me + o->mask] : 0xffff;
         for (int c = 0; c < 4; c++) {
             if (!st->on[pe * 4 + c])
                 continue;
-            uint64_t *d = base + pe * n + acc_opnd_addr(sim, o, c) / 2;
+            uint64_t *d = base + pe * n + off[c];
             const uint64_t *v = st->v + (pe * 4 + c) * 2;
             int bits = (mk >> (c * 4)) & 15;
             if (bits == 15) {

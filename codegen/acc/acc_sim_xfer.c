@@ -34,6 +34,17 @@ static double lane_get(TlDType dt, const uint64_t *v, int l)
 static void reduce_lw(AccOpcode opc, TlDType dt, uint64_t *acc,
                       const uint64_t *src, int64_t n)
 {
+    if (dt == DT_F32 && (opc == ACC_OP_REDADD || opc == ACC_OP_DREDADD)) {
+        for (int64_t j = 0; j < n; j++) {
+            float a[2], b[2];
+            memcpy(a, acc + j, 8);
+            memcpy(b, src + j, 8);
+            a[0] += b[0];
+            a[1] += b[1];
+            memcpy(acc + j, a, 8);
+        }
+        return;
+    }
     int per = 64 / acc_dt_bits(dt), bytes = acc_dt_bits(dt) / 8;
     int isf = dt == DT_F64 || dt == DT_F32 || dt == DT_F16 || dt == DT_BF16;
     for (int64_t j = 0; j < n; j++)
@@ -102,13 +113,13 @@ static void exec_l1(AccSim *sim, const AccOp *op, AccStage *st)
     int red = is_red(op->opc);
     if (red)
         seen = tl_xcalloc((size_t)nodes, 1);
+    acc_load_opnd(sim, op, pe_o, sim->opv[0]);
     for (int64_t pe = 0; pe < sim->npe; pe++) {
         int64_t node = pe / span, p = pe % G, i = pe % span;
         if (op->opc == ACC_OP_UCAST && i / G != op->child)
             continue;
         for (int c = 0; c < 4; c++) {
-            uint64_t v[2];
-            acc_read_pe(sim, op, pe_o, pe, c, v);
+            const uint64_t *v = sim->opv[0] + (pe * 4 + c) * 2;
             int64_t off = op->opc == ACC_OP_GATHER ? (i * 4 + c) * w
                                                    : (c * G + p) * w;
             uint64_t *d = out + node * len + off;
