@@ -24,6 +24,11 @@
  * each outer one past the whole span of the ones inside it (it folds
  * away when the strides are constants).  Anything else leaves the loop
  * as it is.
+ *
+ * TODO(issue 4): the loop as it was is kept beside the promoted one
+ * whenever the check does not fold away, which doubles that code (and
+ * cc's time); a schedule-level store_at of the update in registers
+ * would make the check unnecessary.
  */
 #include "codegen/codegen_int.h"
 

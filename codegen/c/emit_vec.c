@@ -14,6 +14,12 @@
  * division, float modulo, math calls, float to integer casts, gathers
  * and scatters) runs lane by lane through the scalar code of emit.c,
  * so it means exactly what the scalar code means.
+ *
+ * TODO(issue 4): math calls (exp in softmax, GELU, sigmoid) run lane by
+ * lane through libm's double functions, which is exact but slow; a
+ * vector exp/log/tanh needs a stated accuracy and a language-level
+ * opt-in, as would FMA contraction (the kernels are built with
+ * -ffp-contract=off to round like the interpreter).
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
