@@ -264,6 +264,8 @@ static int import_nodes(OxModel *m)
             fn = ox_rnn_op(n->op_type);
         if (!fn)
             fn = ox_resize_op(n->op_type);
+        if (!fn)
+            fn = ox_misc_op(n->op_type);
         if (!fn) {
             ox_fail(m, "unsupported op '%s' (node '%s')", n->op_type,
                     n->name && *n->name ? n->name

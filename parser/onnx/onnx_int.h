@@ -112,5 +112,6 @@ OxOpFn ox_scatter_op(const char *name);
 OxOpFn ox_einsum_op(const char *name);
 OxOpFn ox_rnn_op(const char *name);
 OxOpFn ox_resize_op(const char *name);
+OxOpFn ox_misc_op(const char *name);
 
 #endif

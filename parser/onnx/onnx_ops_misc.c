@@ -1,0 +1,264 @@
+/*
+ * onnx_ops_misc.c - HannWindow, HammingWindow, BlackmanWindow, OneHot,
+ * TopK and Det.  TopK ranks every element among its axis (how many come
+ * before it), then picks the element of each rank with a sum over the
+ * axis; Det writes out the Leibniz formula (matrices up to 4 x 4).
+ */
+#include "parser/onnx/onnx_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static OxValue *need(OxModel *m, int i)
+{
+    OxValue *v = ox_in(m, i);
+    if (!v)
+        ox_unsupported(m, "input %d is missing", i);
+    return v;
+}
+
+/* A scalar (or one-element) input known at import; -1 after a
+ * message. */
+static int scalar_of(OxModel *m, OxValue *v, double *out)
+{
+    int64_t zero = 0;
+
+    if (!v->cval || ox_numel(v) != 1 || v->rank > 1) {
+        ox_unsupported(m, "input '%s' must be a scalar known at import (a "
+                       "constant, an initializer, or bound with --bind)",
+                       v->name);
+        return -1;
+    }
+    *out = tl_tensor_get_f64(v->cval, v->rank ? &zero : NULL);
+    return 0;
+}
+
+/* The window functions: y[n] = sum of c_k cos(2 pi k n / N') with N'
+ * the size (periodic) or the size - 1 (symmetric). */
+static int op_window(OxModel *m)
+{
+    const char *op = m->node->op_type;
+    OxValue *sz = need(m, 0), *y;
+    double size, a0, a1, a2 = 0;
+    int64_t n, denom;
+    TlDType dt = ox_dtype((int32_t)ox_attr_i(m, "output_datatype", 1));
+
+    if (!sz || scalar_of(m, sz, &size) < 0)
+        return -1;
+    n = (int64_t)size;
+    if (n < 1 || n > OX_MAX_DIM || dt == DT_NONE) {
+        ox_unsupported(m, "the size must be positive");
+        return -1;
+    }
+    denom = ox_attr_i(m, "periodic", 1) ? n : n - 1;
+    if (!strcmp(op, "HannWindow")) {
+        a0 = 0.5, a1 = 0.5;
+    } else if (!strcmp(op, "HammingWindow")) {
+        a0 = 25.0 / 46.0, a1 = 21.0 / 46.0;
+    } else {
+        a0 = 0.42, a1 = 0.5, a2 = 0.08;
+    }
+    if (!(y = ox_out(m, 0, dt, 1, &n)))
+        return -1;
+    ox_comment(m);
+    ox_lhs(&m->body, y->id, 1);
+    buf_printf(&m->body, "%s(", dt_name(dt));
+    ox_float_lit(&m->body, a0);
+    buf_puts(&m->body, " - ");
+    ox_float_lit(&m->body, a1);
+    buf_printf(&m->body, " * cos(6.283185307179586 * f64(i0) / %lld.0)",
+               (long long)(denom ? denom : 1));
+    if (a2 != 0) {
+        buf_puts(&m->body, " + ");
+        ox_float_lit(&m->body, a2);
+        buf_printf(&m->body, " * cos(12.566370614359172 * f64(i0) / "
+                   "%lld.0)", (long long)(denom ? denom : 1));
+    }
+    buf_puts(&m->body, ")\n");
+    return 0;
+}
+
+/* OneHot: y has the indices' axes with a new one of size depth at
+ * `axis`; values[1] where the index points, values[0] elsewhere. */
+static int op_onehot(OxModel *m)
+{
+    OxValue *ind = need(m, 0), *dep = need(m, 1), *val = need(m, 2), *y;
+    double depth;
+    int64_t dims[TL_MAX_RANK], d, ax;
+    TlBuf *b = &m->body;
+    TlBuf k;
+
+    if (!ind || !dep || !val || scalar_of(m, dep, &depth) < 0)
+        return -1;
+    d = (int64_t)depth;
+    ax = ox_attr_i(m, "axis", -1);
+    if (ax < 0)
+        ax += ind->rank + 1;
+    if (d < 1 || d > OX_MAX_DIM || ax < 0 || ax > ind->rank ||
+        ind->rank + 1 > TL_MAX_RANK || val->rank != 1 || val->dims[0] != 2) {
+        ox_unsupported(m, "depth, axis or values are out of range");
+        return -1;
+    }
+    for (int i = 0, j = 0; i <= ind->rank; i++)
+        dims[i] = i == ax ? d : ind->dims[j++];
+    if (!(y = ox_out(m, 0, val->dt, ind->rank + 1, dims)))
+        return -1;
+    ox_comment(m);
+    buf_init(&k);
+    ind->used = val->used = 1;
+    buf_printf(&k, "i64(%s[", ind->id);
+    for (int i = 0, j = 0; i <= ind->rank; i++)
+        if (i != ax)
+            buf_printf(&k, "%si%d", j++ ? ", " : "", i);
+    buf_puts(&k, "])");
+    ox_lhs(b, y->id, y->rank);
+    buf_printf(b, "select(%s == i%d || %s == i%d - %lld, %s[1], %s[0])\n",
+               k.s, (int)ax, k.s, (int)ax, (long long)d, val->id, val->id);
+    buf_free(&k);
+    return 0;
+}
+
+/* x read with the variable of axis a replaced by `at`. */
+static void read_with(TlBuf *b, OxValue *x, int a, const char *at)
+{
+    x->used = 1;
+    buf_printf(b, "%s[", x->id);
+    for (int i = 0; i < x->rank; i++)
+        if (i == a)
+            buf_printf(b, "%s%s", i ? ", " : "", at);
+        else
+            buf_printf(b, "%si%d", i ? ", " : "", i);
+    buf_putc(b, ']');
+}
+
+static int op_topk(OxModel *m)
+{
+    OxValue *x = need(m, 0), *kv, *vals, *inds;
+    int64_t dims[TL_MAX_RANK], a, n, kk;
+    double kd;
+    int largest = (int)ox_attr_i(m, "largest", 1);
+    char tmp[200], *rank, vi[16];
+    TlBuf *b = &m->body;
+
+    if (!x)
+        return -1;
+    if (m->opset < 10) {
+        kk = ox_attr_i(m, "k", -1);
+    } else {
+        if (!(kv = need(m, 1)) || scalar_of(m, kv, &kd) < 0)
+            return -1;
+        kk = (int64_t)kd;
+    }
+    a = ox_attr_i(m, "axis", -1);
+    if (a < 0)
+        a += x->rank;
+    if (a < 0 || a >= x->rank || kk < 0 || kk > x->dims[a]) {
+        ox_unsupported(m, "axis or k out of range");
+        return -1;
+    }
+    n = x->dims[a];
+    memcpy(dims, x->dims, sizeof dims);
+    dims[a] = kk;
+    if (!(vals = ox_out(m, 0, x->dt, x->rank, dims)) ||
+        !(inds = ox_out(m, 1, DT_I64, x->rank, dims)))
+        return -1;
+    ox_comment(m);
+    /* rank[.., j, ..]: how many elements come before element j (larger
+     * first, or smaller with largest=0; ties by position) */
+    snprintf(tmp, sizeof tmp, "%.100s_rank", inds->name);
+    rank = ox_ident(m, tmp);
+    snprintf(vi, sizeof vi, "i%d", (int)a);
+    ox_lhs(b, rank, x->rank);
+    buf_printf(b, "sum(r0 in 0..%lld) select(", (long long)n);
+    read_with(b, x, (int)a, "r0");
+    buf_puts(b, largest ? " > " : " < ");
+    read_with(b, x, (int)a, vi);
+    buf_puts(b, " || ");
+    read_with(b, x, (int)a, "r0");
+    buf_puts(b, " == ");
+    read_with(b, x, (int)a, vi);
+    buf_printf(b, " && r0 < i%d, 1, 0)\n", (int)a);
+    ox_lhs(b, inds->id, x->rank);
+    buf_printf(b, "sum(r0 in 0..%lld) select(%s[", (long long)n, rank);
+    for (int i = 0; i < x->rank; i++)
+        buf_printf(b, i == a ? "%sr0" : "%si%d", i ? ", " : "", i);
+    buf_printf(b, "] == i%d, i64(r0), 0)\n", (int)a);
+    ox_lhs(b, vals->id, x->rank);
+    buf_printf(b, "sum(r0 in 0..%lld) select(%s[", (long long)n, rank);
+    for (int i = 0; i < x->rank; i++)
+        buf_printf(b, i == a ? "%sr0" : "%si%d", i ? ", " : "", i);
+    buf_printf(b, "] == i%d, ", (int)a);
+    read_with(b, x, (int)a, "r0");
+    buf_printf(b, ", %s(0))\n", dt_name(x->dt));
+    return 0;
+}
+
+/* Det: the sum over permutations p of sign(p) * prod x[i, p(i)]. */
+static void perms(TlBuf *b, OxValue *x, int n, int *p, int k, int *used,
+                  int *first)
+{
+    if (k == n) {
+        int inv = 0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                inv += p[i] > p[j];
+        buf_puts(b, *first ? (inv % 2 ? "-" : "") : inv % 2 ? " - " : " + ");
+        *first = 0;
+        for (int i = 0; i < n; i++) {
+            buf_printf(b, "%s%s[", i ? " * " : "", x->id);
+            for (int j = 0; j < x->rank - 2; j++)
+                buf_printf(b, "i%d, ", j);
+            buf_printf(b, "%d, %d]", i, p[i]);
+        }
+        return;
+    }
+    for (int v = 0; v < n; v++)
+        if (!used[v]) {
+            used[v] = 1;
+            p[k] = v;
+            perms(b, x, n, p, k + 1, used, first);
+            used[v] = 0;
+        }
+}
+
+static int op_det(OxModel *m)
+{
+    OxValue *x = need(m, 0), *y;
+    int n, p[4], used[4] = {0}, first = 1;
+
+    if (!x)
+        return -1;
+    if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2] ||
+        x->dims[x->rank - 1] < 1 || x->dims[x->rank - 1] > 4 ||
+        !dt_is_float(x->dt)) {
+        ox_unsupported(m, "only float square matrices up to 4 x 4");
+        return -1;
+    }
+    n = (int)x->dims[x->rank - 1];
+    if (!(y = ox_out(m, 0, x->dt, x->rank - 2, x->dims)))
+        return -1;
+    ox_comment(m);
+    x->used = 1;
+    ox_lhs(&m->body, y->id, y->rank);
+    perms(&m->body, x, n, p, 0, used, &first);
+    buf_putc(&m->body, '\n');
+    return 0;
+}
+
+static const OxOp ops[] = {
+    {"HannWindow", op_window},
+    {"HammingWindow", op_window},
+    {"BlackmanWindow", op_window},
+    {"OneHot", op_onehot},
+    {"TopK", op_topk},
+    {"Det", op_det},
+};
+
+OxOpFn ox_misc_op(const char *name)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(ops[i].name, name))
+            return ops[i].fn;
+    return NULL;
+}
