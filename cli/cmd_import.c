@@ -3,7 +3,8 @@
  * NAME=SHAPE|FILE]...`: an ONNX model to tdsl source plus a weights
  * file (parser/onnx/).  Also `tdsl import --compare GOT EXPECTED`, the
  * tolerance check the conformance runner uses (rtol 1e-3, atol 1e-5
- * for floats, exact otherwise).
+ * for floats, exact otherwise), and `tdsl import --dot MODEL.onnx [-o
+ * OUT.dot]`, the graph in Graphviz form (stdout without -o).
  */
 #include "cli/cli.h"
 #include "interp/interp.h"
@@ -90,7 +91,7 @@ int cmd_import(int argc, char **argv)
 {
     const char *model = NULL, *out = NULL;
     TlOnnxBind *binds = tl_xcalloc((size_t)argc + 1, sizeof *binds);
-    int nb = 0, rc;
+    int nb = 0, rc, dot = 0;
     char *def = NULL;
     TlSession *s;
 
@@ -113,6 +114,8 @@ int cmd_import(int argc, char **argv)
             }
             binds[nb].name = strndup(v, (size_t)(eq - v));
             binds[nb++].spec = eq + 1;
+        } else if (!strcmp(a, "--dot")) {
+            dot = 1;
         } else if (cli_is_option(a)) {
             free(binds);
             return cli_usage("import: unknown option '%s'", a);
@@ -127,6 +130,12 @@ int cmd_import(int argc, char **argv)
         free(binds);
         return cli_usage("import: which model? (tdsl import MODEL.onnx -o "
                          "OUT.tdsl)");
+    }
+    if (dot) {
+        for (int i = 0; i < nb; i++)
+            free((char *)binds[i].name);
+        free(binds);
+        return tl_onnx_dot(model, out) < 0 ? EXIT_DIAG : EXIT_OK;
     }
     if (!out) {
         size_t n = strlen(model);

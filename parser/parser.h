@@ -64,10 +64,17 @@ typedef struct TlOnnxBind {
  * form in session s (which must have the loader installed) before it
  * is written to a temporary file and renamed, so nothing partial is
  * left behind.  Problems are printed on stderr, one line each
- * ("model.onnx: unsupported op 'NonZero' (node 'x')"); returns 0 or
+ * ("model.onnx: node 'x' (NonZero, opset 13): unsupported op
+ * 'NonZero'"); returns 0 or
  * -1. */
 int tl_onnx_import(TlSession *s, const char *model, const char *out,
                    const TlOnnxBind *binds, int nbinds);
+
+/* Writes the graph of the ONNX model at `model` in Graphviz DOT form to
+ * `out` (stdout when NULL): ops as boxes, graph inputs and outputs as
+ * ellipses with their declared shapes, an edge per tensor read.
+ * Problems are printed on stderr; returns 0 or -1. */
+int tl_onnx_dot(const char *model, const char *out);
 
 /* The same for a model held in memory (named `name` in messages), with
  * no binds and no file written: the canonical text is appended to

@@ -221,6 +221,16 @@ static void put_type(TlBuf *b, const OxValue *v)
     buf_putc(b, ']');
 }
 
+/* A progress line on stderr for long imports, only on a terminal:
+ * "model.onnx: node 1200 of 5000", rewritten in place, then erased. */
+static void progress(OxModel *m, size_t i, size_t n)
+{
+    if (n < 500 || i % 100 || !isatty(2))
+        return;
+    fprintf(stderr, "\r%s: node %zu of %zu\033[K", m->path, i, n);
+    m->progress = 1;
+}
+
 static int import_nodes(OxModel *m)
 {
     Onnx__GraphProto *g = m->g;
@@ -232,6 +242,7 @@ static int import_nodes(OxModel *m)
         size_t start;
 
         m->node = n;
+        progress(m, i, g->n_node);
         for (size_t j = 0; j < n->n_input; j++)
             if (*n->input[j] && !ox_find(m, n->input[j])) {
                 ox_unsupported(m, "input '%s' is not defined before the "
@@ -240,8 +251,8 @@ static int import_nodes(OxModel *m)
                 return -1;
             }
         if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx")) {
-            ox_fail(m, "unsupported op '%s:%s' (node '%s')", n->domain,
-                    n->op_type, n->name ? n->name : "");
+            ox_unsupported(m, "unsupported op '%s:%s'", n->domain,
+                           n->op_type);
             return -1;
         }
         if (!strcmp(n->op_type, "Constant")) {
@@ -267,9 +278,7 @@ static int import_nodes(OxModel *m)
         if (!fn)
             fn = ox_misc_op(n->op_type);
         if (!fn) {
-            ox_fail(m, "unsupported op '%s' (node '%s')", n->op_type,
-                    n->name && *n->name ? n->name
-                                        : n->n_output ? n->output[0] : "");
+            ox_unsupported(m, "unsupported op '%s'", n->op_type);
             return -1;
         }
         foldable = ox_foldable(m);
@@ -289,6 +298,15 @@ static int import_nodes(OxModel *m)
     }
     m->node = NULL;
     return m->error ? -1 : 0;
+}
+
+/* import_nodes, then the progress line erased (a message erases it
+ * first: ox_clear_progress). */
+static int import_all(OxModel *m)
+{
+    int rc = import_nodes(m);
+    ox_clear_progress(m);
+    return rc;
 }
 
 static const char *base_name(const char *p)
@@ -529,7 +547,7 @@ static int import(TlSession *s, OxModel m, const char *out,
             goto done;
         }
     }
-    if (import_nodes(&m) < 0 || build_text(&m, &text, &wts, &nw) < 0)
+    if (import_all(&m) < 0 || build_text(&m, &text, &wts, &nw) < 0)
         goto done;
     wpath = tl_xmalloc(strlen(out) + 16);
     strcpy(wpath, out);

@@ -49,6 +49,7 @@ typedef struct OxModel {
     char **names;           /* identifiers taken */
     int nnames, capnames;
     const Onnx__NodeProto *node;  /* the node being emitted */
+    int progress;           /* a progress line is on stderr */
 } OxModel;
 
 /* onnx_read.c */
@@ -58,6 +59,8 @@ Onnx__ModelProto *ox_parse_model(const void *data, size_t n,
 TlTensor *ox_tensor_from_proto(OxModel *m, const Onnx__TensorProto *p);
 void ox_fail(OxModel *m, const char *fmt, ...) TL_PRINTF(2, 3);
 void ox_unsupported(OxModel *m, const char *fmt, ...) TL_PRINTF(2, 3);
+/* Erases the progress line of a long import, if one is shown. */
+void ox_clear_progress(OxModel *m);
 
 /* onnx_shape.c */
 OxValue *ox_find(OxModel *m, const char *name);
@@ -113,5 +116,7 @@ OxOpFn ox_einsum_op(const char *name);
 OxOpFn ox_rnn_op(const char *name);
 OxOpFn ox_resize_op(const char *name);
 OxOpFn ox_misc_op(const char *name);
+/* BatchNormalization in training mode (onnx_ops_misc.c). */
+int ox_batchnorm_training(OxModel *m);
 
 #endif

@@ -246,6 +246,86 @@ static int op_det(OxModel *m)
     return 0;
 }
 
+/* BatchNormalization in training mode: normalized with the batch's own
+ * mean and (biased) variance over every axis but 1, which also update
+ * the running ones: running = input * momentum + batch * (1 - momentum).
+ * Before opset 14 the extra outputs were saved statistics. */
+int ox_batchnorm_training(OxModel *m)
+{
+    OxValue *x = need(m, 0), *sc = need(m, 1), *bi = need(m, 2);
+    OxValue *mean = need(m, 3), *var = need(m, 4), *y, *o;
+    const Onnx__NodeProto *n = m->node;
+    double mom = ox_attr_f(m, "momentum", 0.9);
+    const char *T;
+    char tmp[200], *mu, *va;
+    int64_t cnt = 1;
+    TlBuf red, *b = &m->body;
+
+    if (!x || !sc || !bi || !mean || !var)
+        return -1;
+    if (m->opset < 14 || x->rank < 2 || !dt_is_float(x->dt) ||
+        sc->rank != 1 || bi->rank != 1 || mean->rank != 1 ||
+        var->rank != 1 || n->n_output > 3) {
+        ox_unsupported(m, "training mode needs opset 14 or later and a "
+                       "float N, C, ... input");
+        return -1;
+    }
+    if (!(y = ox_out(m, 0, x->dt, x->rank, x->dims)))
+        return -1;
+    T = dt_name(x->dt);
+    buf_init(&red);
+    buf_puts(&red, "sum(");
+    for (int i = 0, k = 0; i < x->rank; i++)
+        if (i != 1) {
+            buf_printf(&red, "%sr%d in 0..%lld", k ? ", " : "", k,
+                       (long long)x->dims[i]);
+            cnt *= x->dims[i];
+            k++;
+        }
+    buf_puts(&red, ") ");
+    /* x read at [r0, i0, r1, ...]: the channel is the stage's i0 */
+    TlBuf xr;
+    buf_init(&xr);
+    buf_printf(&xr, "%s[r0, i0", x->id);
+    for (int i = 2; i < x->rank; i++)
+        buf_printf(&xr, ", r%d", i - 1);
+    buf_putc(&xr, ']');
+    x->used = sc->used = bi->used = mean->used = var->used = 1;
+    snprintf(tmp, sizeof tmp, "%.100s_batch_mean", y->name);
+    mu = ox_ident(m, tmp);
+    snprintf(tmp, sizeof tmp, "%.100s_batch_var", y->name);
+    va = ox_ident(m, tmp);
+    ox_comment(m);
+    buf_printf(b, "    %s[i0] = (%s%s) / %s(%lld)\n", mu, red.s, xr.s, T,
+               (long long)cnt);
+    buf_printf(b, "    %s[i0] = (%s(%s - %s[i0]) * (%s - %s[i0])) / "
+               "%s(%lld)\n", va, red.s, xr.s, mu, xr.s, mu, T,
+               (long long)cnt);
+    ox_lhs(b, y->id, x->rank);
+    buf_putc(b, '(');
+    ox_read_bcast(b, x, x->rank, x->dims);
+    buf_printf(b, " - %s[i1]) / sqrt(%s[i1] + %s(", mu, va, T);
+    ox_float_lit(b, ox_attr_f(m, "epsilon", 1e-5));
+    buf_printf(b, ")) * %s[i1] + %s[i1]\n", sc->id, bi->id);
+    for (int k = 1; k < (int)n->n_output; k++) {
+        const char *batch = k == 1 ? mu : va;
+        OxValue *run = k == 1 ? mean : var;
+        if (!*n->output[k])
+            continue;
+        if (!(o = ox_out(m, k, x->dt, 1, &x->dims[1])))
+            break;
+        ox_lhs(b, o->id, 1);
+        buf_printf(b, "%s[i0] * %s(", run->id, T);
+        ox_float_lit(b, mom);
+        buf_printf(b, ") + %s[i0] * %s(", batch, T);
+        ox_float_lit(b, 1 - mom);
+        buf_puts(b, ")\n");
+    }
+    buf_free(&red);
+    buf_free(&xr);
+    return m->error ? -1 : 0;
+}
+
 static const OxOp ops[] = {
     {"HannWindow", op_window},
     {"HammingWindow", op_window},

@@ -1295,10 +1295,8 @@ static int op_batchnorm(OxModel *m)
                        "parameters");
         return -1;
     }
-    if (m->node->n_output > 1 || ox_attr_i(m, "training_mode", 0)) {
-        ox_unsupported(m, "training mode is not supported");
-        return -1;
-    }
+    if (m->node->n_output > 1 || ox_attr_i(m, "training_mode", 0))
+        return ox_batchnorm_training(m);
     if (!(y = ox_out(m, 0, x->dt, x->rank, x->dims)))
         return -1;
     for (int i = 0; i < x->rank; i++)

@@ -100,6 +100,13 @@ static void put_clean(const char *s)
     }
 }
 
+void ox_clear_progress(OxModel *m)
+{
+    if (m->progress)
+        fputs("\r\033[K", stderr);
+    m->progress = 0;
+}
+
 static void vreport(OxModel *m, int with_node, const char *fmt, va_list ap)
 {
     const Onnx__NodeProto *n = m->node;
@@ -107,6 +114,7 @@ static void vreport(OxModel *m, int with_node, const char *fmt, va_list ap)
 
     if (m->error)
         return;
+    ox_clear_progress(m);
     buf_init(&b);
     buf_printf(&b, "%s: ", m->path);
     if (with_node && n)

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 OxValue *ox_find(OxModel *m, const char *name)
@@ -218,7 +219,12 @@ void ox_float_lit(TlBuf *b, double x)
         buf_puts(b, x > 0 ? "(1.0 / 0.0)" : "(-1.0 / 0.0)");
         return;
     }
-    snprintf(s, sizeof s, "%.17g", x);
+    /* the shortest form that reads back as x */
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, x);
+        if (strtod(s, NULL) == x)
+            break;
+    }
     if (!strpbrk(s, ".eEn"))
         strcat(s, ".0");
     if (s[0] == '-')

@@ -11,6 +11,7 @@
 #   --list F   the tests named in F (one per line, '#' comments)
 #   --update F write the tests that pass to F
 #   -v         one line per test: PASS, FAIL or UNSUPPORTED and why
+#              (without it, on a terminal, a progress line on stderr)
 # A test whose import fails as it is is tried again with every graph
 # input bound to its test_data_set_0 value (the "folded" form), which
 # folds shape-carrying inputs.  Reproduce one by hand with the commands
@@ -59,7 +60,15 @@ say() {
     return 0
 }
 
+# A progress line on a terminal (not with -v): "412/1081 node/test_x".
+total=$(echo $tests | wc -w)
+count=0
+bar=0
+[ $verbose = 0 ] && [ -t 2 ] && bar=1
+
 for t in $tests; do
+    count=$((count + 1))
+    [ $bar = 1 ] && printf '\r%d/%d %s\033[K' $count $total "$t" >&2
     dir=$data/$t
     set0=$dir/test_data_set_0
     out=$tmp/m.tdsl
@@ -123,6 +132,7 @@ for t in $tests; do
     fi
 done
 
+[ $bar = 1 ] && printf '\r\033[K' >&2
 echo "onnx: $passed passed, $failed failed, $unsupported unsupported"
 if [ -n "$update" ]; then
     {
