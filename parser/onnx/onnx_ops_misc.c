@@ -1,5 +1,6 @@
 /*
  * onnx_ops_misc.c - HannWindow, HammingWindow, BlackmanWindow, OneHot,
+ * DFT, BatchNormalization in training mode,
  * TopK and Det.  TopK ranks every element among its axis (how many come
  * before it), then picks the element of each rank with a sum over the
  * axis; Det writes out the Leibniz formula (matrices up to 4 x 4).
@@ -326,7 +327,106 @@ int ox_batchnorm_training(OxModel *m)
     return m->error ? -1 : 0;
 }
 
+/* x (of rank r, the last axis real/imaginary) read at the stage's
+ * variables with axis a at r0 and the last index `part`. */
+static void dft_read(TlBuf *b, OxValue *x, int a, int part)
+{
+    x->used = 1;
+    buf_printf(b, "%s[", x->id);
+    for (int i = 0; i < x->rank - 1; i++)
+        buf_printf(b, i == a ? "%sr0" : "%si%d", i ? ", " : "", i);
+    buf_printf(b, ", %d]", part);
+}
+
+/* DFT: y[.., k, .., c] = sum over n of x[.., n, ..] e^(-+2 pi i k n / N)
+ * (divided by N when inverse), c 0 the real part, 1 the imaginary.  The
+ * angle takes k n modulo N, so that it stays exact. */
+static int op_dft(OxModel *m)
+{
+    OxValue *x = need(m, 0), *ln = ox_in(m, 1), *y;
+    int64_t a, n, nk, len, dims[TL_MAX_RANK];
+    int inv = (int)ox_attr_i(m, "inverse", 0), cplx;
+    double dl;
+    char tmp[200], *part[2];
+    const char *T;
+    TlBuf *b = &m->body;
+
+    if (!x)
+        return -1;
+    a = ox_attr_i(m, "axis", 1);
+    if (a < 0)
+        a += x->rank;
+    if (!dt_is_float(x->dt) || x->rank < 3 || a < 1 || a >= x->rank - 1 ||
+        (x->dims[x->rank - 1] != 1 && x->dims[x->rank - 1] != 2)) {
+        ox_unsupported(m, "needs a float [batch, signal.., 1 or 2] input "
+                       "and an axis among the signal's");
+        return -1;
+    }
+    cplx = x->dims[x->rank - 1] == 2;
+    n = x->dims[a];
+    if (ln) {
+        if (scalar_of(m, ln, &dl) < 0)
+            return -1;
+        n = (int64_t)dl;
+    }
+    if (n < 1 || n > OX_MAX_DIM) {
+        ox_unsupported(m, "dft_length out of range");
+        return -1;
+    }
+    nk = ox_attr_i(m, "onesided", 0) ? n / 2 + 1 : n;
+    len = n < x->dims[a] ? n : x->dims[a];      /* zero-padded past */
+    memcpy(dims, x->dims, sizeof dims);
+    dims[a] = nk;
+    dims[x->rank - 1] = 2;
+    if (!(y = ox_out(m, 0, x->dt, x->rank, dims)))
+        return -1;
+    T = dt_name(x->dt);
+    ox_comment(m);
+    for (int c = 0; c < 2; c++) {
+        snprintf(tmp, sizeof tmp, "%.100s_%s", y->name, c ? "imag" : "real");
+        part[c] = ox_ident(m, tmp);
+        buf_printf(b, "    %s[", part[c]);
+        for (int i = 0; i < x->rank - 1; i++)
+            buf_printf(b, "%si%d", i ? ", " : "", i);
+        buf_printf(b, "] = ");
+        if (inv)
+            buf_puts(b, "(");
+        buf_printf(b, "sum(r0 in 0..%lld) ", (long long)len);
+        /* forward: re = xr cos + xi sin, im = xi cos - xr sin; inverse
+         * flips the sines */
+        buf_puts(b, "(");
+        if (c == 0 || cplx) {
+            dft_read(b, x, (int)a, c);
+            buf_printf(b, " * %s(cos(6.283185307179586 * f64(i%d * r0 %% "
+                       "%lld) / %lld.0))", T, (int)a, (long long)n,
+                       (long long)n);
+        }
+        if (cplx || c == 1) {
+            int minus = (c == 0) == !!inv;
+            buf_puts(b, minus ? (cplx ? " - " : "-") : (cplx ? " + " : ""));
+            dft_read(b, x, (int)a, c == 0 ? 1 : 0);
+            buf_printf(b, " * %s(sin(6.283185307179586 * f64(i%d * r0 %% "
+                       "%lld) / %lld.0))", T, (int)a, (long long)n,
+                       (long long)n);
+        }
+        buf_puts(b, ")");
+        if (inv)
+            buf_printf(b, ") / %s(%lld)", T, (long long)n);
+        buf_putc(b, '\n');
+    }
+    ox_lhs(b, y->id, y->rank);
+    buf_printf(b, "select(i%d == 0, %s[", x->rank - 1, part[0]);
+    for (int i = 0; i < x->rank - 1; i++)
+        buf_printf(b, "%si%d", i ? ", " : "", i);
+    buf_printf(b, "], %s[", part[1]);
+    for (int i = 0; i < x->rank - 1; i++)
+        buf_printf(b, "%si%d", i ? ", " : "", i);
+    buf_puts(b, "])\n");
+    return 0;
+}
+
 static const OxOp ops[] = {
+    {"DFT", op_dft},
     {"HannWindow", op_window},
     {"HammingWindow", op_window},
     {"BlackmanWindow", op_window},

@@ -4,12 +4,13 @@
 # output_*.pb (rtol 1e-3, atol 1e-5 for floats; exact otherwise).
 #
 # usage: tests/onnx/conformance.sh [-v] [--list FILE] [--update FILE]
-#                                  [TEST...]
+#                                  [--target T] [TEST...]
 #   TEST       node/test_abs, pytorch-converted/test_AvgPool1d, ...
 #              (default: every test of node, pytorch-converted,
 #              pytorch-operator and simple)
 #   --list F   the tests named in F (one per line, '#' comments)
 #   --update F write the tests that pass to F
+#   --target T run on target T (cpu) instead of the interpreter
 #   -v         one line per test: PASS, FAIL or UNSUPPORTED and why
 #              (without it, on a terminal, a progress line on stderr)
 # A test whose import fails as it is is tried again with every graph
@@ -24,6 +25,7 @@ data=${ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}
 verbose=0
 list=
 update=
+target=
 tests=
 
 while [ $# -gt 0 ]; do
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
     -v) verbose=1 ;;
     --list) list=$2; shift ;;
     --update) update=$2; shift ;;
+    --target) target="--target $2"; shift ;;
     -*) echo "conformance.sh: unknown option '$1'" >&2; exit 2 ;;
     *) tests="$tests $1" ;;
     esac
@@ -105,7 +108,7 @@ for t in $tests; do
         n=$((n + 1))
     done
     # load() paths are relative to the working folder.
-    if ! (cd "$tmp" && "$tdsl" run m.tdsl $ins $outs) >/dev/null \
+    if ! (cd "$tmp" && "$tdsl" run m.tdsl $target $ins $outs) >/dev/null \
             2>"$tmp/err"; then
         failed=$((failed + 1))
         say "FAIL $t: run: $(grep -m 1 . "$tmp/err")"
