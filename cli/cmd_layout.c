@@ -347,6 +347,13 @@ static int run(TlSession *s, const LayOpts *o)
             buf_free(&out);
             return EXIT_DIAG;
         }
+        if (T->nelems * T->ncopies > ((int64_t)1 << 27)) {
+            fprintf(stderr, "tdsl: layout: %lld element copies are too "
+                    "many to plan a conversion for\n",
+                    (long long)(T->nelems * T->ncopies));
+            buf_free(&out);
+            return EXIT_DIAG;
+        }
         buf_puts(&out, "conversion to ");
         acc_layout_print(&out, T);
         buf_putc(&out, '\n');

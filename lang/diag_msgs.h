@@ -266,4 +266,5 @@ X(LAYOUT_AXIS_NAME, ERROR, "'%s' is not an axis of %s (its axes: %s)")
 X(LAYOUT_COMPACT_SPLIT, ERROR, "axis '%s' has %lld elements, which '%s' (%lld positions) cannot split evenly")
 X(LAYOUT_SIZE_CONFLICT, ERROR, "this layout makes '%s' %lld, but the layout of '%s' makes it %lld")
 X(LAYOUT_SHAPE, ERROR, "the layout is written for shape %s, but the tensor has shape %s")
+X(LAYOUT_TOO_LARGE, ERROR, "%s has more elements than the %lld a layout can have")
 /* end of codegen section */

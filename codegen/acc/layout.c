@@ -218,7 +218,7 @@ static void compact(Ck *c)
               : f.kind == ACC_F_LANE ? L->m->step_cycles
                                      : L->m->level[f.level].fanout;
         TL_ASSERT(L->shape[a] >= 0);
-        if (L->shape[a] % (prod[a] * f.n) != 0) {
+        if (prod[a] > INT64_MAX / f.n || L->shape[a] % (prod[a] * f.n)) {
             diag_error(c->s, t->loc, DIAG_LAYOUT_COMPACT_SPLIT,
                        c->names[a], (long long)L->shape[a],
                        arena_printf(ar(c), "%s@%s", t->axis, t->level),
@@ -273,7 +273,8 @@ static void default_strides(AccLayout *L)
             continue;
         for (int j = i + 1; j < L->nf; j++)
             if (dim_of(L, &L->f[j]) == dim_of(L, f))
-                p *= L->f[j].n;
+                p = p <= INT64_MAX / 4 / L->f[j].n ? p * L->f[j].n
+                                                   : INT64_MAX / 4;
         f->stride = p;
     }
 }
@@ -281,6 +282,16 @@ static void default_strides(AccLayout *L)
 /* ====================================================================
  * Checks
  * ==================================================================== */
+
+/* acc + (n - 1) * stride, saturating: a stride may be any number the
+ * user wrote, and the sum only has to be seen to be too large. */
+static int64_t reach_add(int64_t acc, const AccFactor *f)
+{
+    const int64_t big = INT64_MAX / 4;
+    if (f->stride > 0 && f->n - 1 > (big - acc) / f->stride)
+        return big;
+    return acc + (f->n - 1) * f->stride;
+}
 
 /* The span of an axis's factors, for messages about the axis. */
 static TlLoc axis_loc(Ck *c, int a)
@@ -327,7 +338,7 @@ static void check_levels(Ck *c)
                 c->errors++;
                 break;
             }
-            reach += (f->n - 1) * f->stride;
+            reach = reach_add(reach, f);
             if (reach >= m->level[lv].fanout) {
                 diag_error(c->s, f->loc, DIAG_LAYOUT_FANOUT,
                            factor_str(c, f), m->level[lv].name,
@@ -348,7 +359,7 @@ static void check_words(Ck *c)
         AccFactor *f = &L->f[i];
         if (f->kind != ACC_F_WORD)
             continue;
-        reach += (f->n - 1) * f->stride;
+        reach = reach_add(reach, f);
         if (reach >= L->epl) {
             diag_error(c->s, f->loc, DIAG_LAYOUT_WORD, (long long)reach,
                        L->epl, dt_name(L->dtype));
@@ -385,10 +396,10 @@ static void check_addresses(Ck *c)
     for (int i = 0; i < L->nf; i++) {
         AccFactor *f = &L->f[i];
         if (f->kind == ACC_F_ADDR || f->kind == ACC_F_LANE)
-            reach += (f->n - 1) * f->stride;
+            reach = reach_add(reach, f);
     }
     L->addr_span = reach + 1;
-    if (L->base + reach >= cap) {
+    if (reach >= cap - L->base) {
         diag_error(c->s, L->placed ? c->req->place_loc : c->req->where,
                    DIAG_LAYOUT_CAPACITY, (long long)(L->base + reach),
                    acc_layout_space_name(L->space), (long long)cap, L->m->name);
@@ -560,15 +571,27 @@ AccLayout *acc_layout_check(TlSession *s, const TlLayout *l,
         return NULL;
     default_strides(L);
     check_sizes(&c);
+    if (c.errors)
+        return NULL;
+    /* The check lists every element's place per dimension: keep that
+     * to what a test or a real tensor on mn2 needs. */
+    L->nelems = 1;
+    for (int a = 0; a < L->rank; a++) {
+        if (L->shape[a] > ACC_LAYOUT_MAX_ELEMS / L->nelems) {
+            diag_error(s, c.l->form == LAYOUT_CANONICAL ? axis_loc(&c, a)
+                                                        : req->where,
+                       DIAG_LAYOUT_TOO_LARGE, tensor_str(&c),
+                       (long long)ACC_LAYOUT_MAX_ELEMS);
+            return NULL;
+        }
+        L->nelems *= L->shape[a];
+    }
     check_bcast(&c);
     check_levels(&c);
     check_words(&c);
     check_addresses(&c);
     if (c.errors)
         return NULL;
-    L->nelems = 1;
-    for (int a = 0; a < L->rank; a++)
-        L->nelems *= L->shape[a];
     check_overlap(&c);
     return c.errors ? NULL : L;
 }

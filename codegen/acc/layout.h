@@ -42,6 +42,8 @@
 #include "lang/lang.h"
 
 #define ACC_LAYOUT_MAX_RANK 8
+/* Layouts of larger tensors are refused (LAYOUT_TOO_LARGE). */
+#define ACC_LAYOUT_MAX_ELEMS ((int64_t)1 << 28)
 
 /* Memory spaces a layout may place a tensor in (ACCELERATOR.md 3.3). */
 typedef enum {

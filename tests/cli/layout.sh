@@ -137,6 +137,7 @@ refused 1 "--layout:1:8: error: axis 'i' has 6 elements, which 'i@PE' (4 positio
 refused 1 "--to:1:3: error: the factors of axis 'i' multiply to 8, but the axis has 4 elements" --shape 'f32[4,8]' $L '((4), (8))' --to '((4_PE, 2), (8))'
 refused 1 "cannot write the conversion as instructions yet: the long words must hold row-major neighbours" --shape 'f32[4,8]' --machine tiny $L '((4_PE), (8))' --to '((4), (2_W, 4_PE))' --asm c.s
 refused 2 "layout: --asm writes the conversion of --to" $L '((4))' --asm c.s
+refused 1 "--layout:1:12: error: the tensor has more elements than the 268435456 a layout can have" $L '((65536), (65536, 2_W))'
 refused 2 "layout: unknown option '--bogus'" --bogus
 refused 2 "layout: --shape needs a dtype and sizes" --shape 128 $L '((4))'
 printf "kernel k(X: f32[N]) -> (Y: f32[N]) {\n    Y[i] = X[i] * 2.0\n}\nschedule k for accel {\n    layout X: [i@PE]\n}\n" >k.tdsl
