@@ -37,6 +37,43 @@ int cmd_asm(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 
+/* cmd_lower.c, cmd_compile.c, cmd_cache.c: the C backend's commands. */
+int cmd_lower(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+
+/* The command line of `tdsl lower` and `tdsl compile` (cmd_lower.c):
+ * FILE, --kernel K, --target T (default cpu), --in [NAME=]TYPE for a
+ * generic kernel's inputs, and for compile -o PATH (several) and
+ * --symbol NAME.  The strings point into argv. */
+typedef struct CliKernelArgs {
+    const char *cmd, *file, *kernel, *target, *symbol;
+    const char **in;
+    int nin;
+    const char **outs;
+    int nout;
+} CliKernelArgs;
+
+/* Parses argv (argv[0] the command); EXIT_OK or EXIT_USAGE after a
+ * message. */
+int cli_kernel_args(int argc, char **argv, int compile, CliKernelArgs *a);
+void cli_kernel_args_free(CliKernelArgs *a);
+/* The kernel a names in prog, checked and not generic (a generic one's
+ * instance for --in's types); NULL after a message, *status set. */
+TlKernelInfo *cli_kernel_of(TlSession *s, TlProgram *prog,
+                            const CliKernelArgs *a, int *status);
+/* The instance of generic kernel g for the types in[0..nin) ("X=f32[N,
+ * M]", or by position "f32[N]"; a .npy file gives its tensor's);
+ * NULL after a message, *status set.  cmd names the command in
+ * messages ("lower", or ":lower" in the REPL). */
+TlKernelInfo *cli_instance(TlSession *s, const char *cmd, TlKernelInfo *g,
+                           const char *const *in, int nin, int *status);
+/* Parses and checks a->file, then returns fn on its kernel (run under
+ * the session's fatal boundary), or the status of what went wrong. */
+int cli_with_kernel(const CliKernelArgs *a,
+                    int (*fn)(TlSession *s, TlKernelInfo *k,
+                              const CliKernelArgs *a));
+
 /* Prints "tdsl: MESSAGE" and "try 'tdsl --help'" on stderr and returns
  * EXIT_USAGE, so a command can `return cli_usage(...)`. */
 int cli_usage(const char *fmt, ...) TL_PRINTF(1, 2);
@@ -70,6 +107,15 @@ int cmd_layout(int argc, char **argv);
 /* Writes a printer's buffer to stdout and flushes it.  Returns EXIT_OK,
  * or EXIT_DIAG after a message when stdout fails (a full disk). */
 int cli_put(const TlBuf *b);
+
+/* The kernel a command works on: `name` (in the file, else in what
+ * it imports), or the file's only kernel when name is NULL.  NULL
+ * after a message (*status set: EXIT_USAGE for a wrong or missing
+ * name, EXIT_DIAG when the file has no kernel).  cmd names the command
+ * in messages ("run"). */
+TlKernelInfo *cli_find_kernel(const TlProgram *prog, const char *cmd,
+                              const char *file, const char *name,
+                              int *status);
 
 /* Is ARG an option ("-x", "--xyz"), not a file ("-" is a file)? */
 int cli_is_option(const char *arg);

@@ -212,76 +212,6 @@ static int parse_opts(int argc, char **argv, RunOpts *o)
  * tdsl run: the kernel and its parameters
  * ==================================================================== */
 
-static void list_kernels(TlBuf *b, const TlProgram *prog)
-{
-    int n = 0;
-
-    for (int i = 0; i < prog->items.n; i++) {
-        const TlItem *it = prog->items.v[i];
-        if (it && it->kind == IT_KERNEL && tl_kernel_info(it))
-            buf_printf(b, "%s'%s'", n++ ? ", " : "", it->name);
-    }
-}
-
-/* The kernel to run: --kernel's (in the file, else in what it imports),
- * or the file's only one.  NULL after a message (*status set). */
-static TlKernelInfo *find_kernel(const TlProgram *prog, const RunOpts *o,
-                                 int *status)
-{
-    TlKernelInfo *only = NULL;
-    int n = 0;
-    TlBuf b;
-
-    for (int i = 0; i < prog->items.n; i++) {
-        const TlItem *it = prog->items.v[i];
-        TlKernelInfo *k = it && it->kind == IT_KERNEL ? tl_kernel_info(it)
-                                                      : NULL;
-        if (!k)
-            continue;
-        if (o->kernel && !strcmp(k->name, o->kernel))
-            return k;
-        only = k;
-        n++;
-    }
-    if (o->kernel) {
-        for (int i = 0; i < prog->items.n; i++) {
-            const TlItem *it = prog->items.v[i];
-            const TlProgram *m;
-            if (!it || it->kind != IT_IMPORT || !it->sym)
-                continue;
-            m = it->sym;
-            for (int j = 0; j < m->items.n; j++) {
-                TlKernelInfo *k = m->items.v[j] &&
-                                          m->items.v[j]->kind == IT_KERNEL
-                                      ? tl_kernel_info(m->items.v[j])
-                                      : NULL;
-                if (k && !strcmp(k->name, o->kernel))
-                    return k;
-            }
-        }
-        buf_init(&b);
-        list_kernels(&b, prog);
-        *status = cli_usage("run: '%s' has no kernel '%s'%s%s", o->file,
-                            o->kernel, n ? "; its kernels: " : "",
-                            n ? b.s : "");
-        buf_free(&b);
-        return NULL;
-    }
-    if (n == 1)
-        return only;
-    if (n == 0) {
-        fprintf(stderr, "tdsl: '%s' has no kernel to run\n", o->file);
-        *status = EXIT_DIAG;
-        return NULL;
-    }
-    buf_init(&b);
-    list_kernels(&b, prog);
-    *status = cli_usage("run: '%s' has %d kernels (%s); choose one with "
-                        "--kernel NAME", o->file, n, b.s);
-    buf_free(&b);
-    return NULL;
-}
-
 static const char *param_names(TlArena *a, TlFunc **f, int n)
 {
     TlBuf b;
@@ -597,7 +527,8 @@ static void map_onnx_names(const TlProgram *prog, Bind *b, int nb,
 static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
 {
     int status = EXIT_OK;
-    TlKernelInfo *k = find_kernel(prog, o, &status);
+    TlKernelInfo *k = cli_find_kernel(prog, "run", o->file, o->kernel,
+                                      &status);
     Bind **in_slot, **out_slot;
     TlTensor **in = NULL, **res = NULL;
     TlScalarArg *sc = NULL;

@@ -139,3 +139,76 @@ int cli_check(TlSession *s, TlProgram *prog)
     s->fatal = outer;
     return s->nerrors;
 }
+
+/* ====================================================================
+ * Choosing a kernel (tdsl run, lower, compile)
+ * ==================================================================== */
+
+static void list_kernels(TlBuf *b, const TlProgram *prog)
+{
+    int n = 0;
+
+    for (int i = 0; i < prog->items.n; i++) {
+        const TlItem *it = prog->items.v[i];
+        if (it && it->kind == IT_KERNEL && tl_kernel_info(it))
+            buf_printf(b, "%s'%s'", n++ ? ", " : "", it->name);
+    }
+}
+
+TlKernelInfo *cli_find_kernel(const TlProgram *prog, const char *cmd,
+                              const char *file, const char *name,
+                              int *status)
+{
+    TlKernelInfo *only = NULL;
+    int n = 0;
+    TlBuf b;
+
+    for (int i = 0; i < prog->items.n; i++) {
+        const TlItem *it = prog->items.v[i];
+        TlKernelInfo *k = it && it->kind == IT_KERNEL ? tl_kernel_info(it)
+                                                      : NULL;
+        if (!k)
+            continue;
+        if (name && !strcmp(k->name, name))
+            return k;
+        only = k;
+        n++;
+    }
+    if (name) {
+        for (int i = 0; i < prog->items.n; i++) {
+            const TlItem *it = prog->items.v[i];
+            const TlProgram *m;
+            if (!it || it->kind != IT_IMPORT || !it->sym)
+                continue;
+            m = it->sym;
+            for (int j = 0; j < m->items.n; j++) {
+                TlKernelInfo *k = m->items.v[j] &&
+                                          m->items.v[j]->kind == IT_KERNEL
+                                      ? tl_kernel_info(m->items.v[j])
+                                      : NULL;
+                if (k && !strcmp(k->name, name))
+                    return k;
+            }
+        }
+        buf_init(&b);
+        list_kernels(&b, prog);
+        *status = cli_usage("%s: '%s' has no kernel '%s'%s%s", cmd, file,
+                            name, n ? "; its kernels: " : "",
+                            n ? b.s : "");
+        buf_free(&b);
+        return NULL;
+    }
+    if (n == 1)
+        return only;
+    if (n == 0) {
+        fprintf(stderr, "tdsl: '%s' has no kernel to %s\n", file, cmd);
+        *status = EXIT_DIAG;
+        return NULL;
+    }
+    buf_init(&b);
+    list_kernels(&b, prog);
+    *status = cli_usage("%s: '%s' has %d kernels (%s); choose one with "
+                        "--kernel NAME", cmd, file, n, b.s);
+    buf_free(&b);
+    return NULL;
+}

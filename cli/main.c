@@ -28,8 +28,9 @@ static const struct Command {
     {"dump", cmd_dump, 0},
     {"run", cmd_run, 0},
     {"repl", cmd_repl, 0},
-    {"lower", NULL, 4},
-    {"compile", NULL, 4},
+    {"lower", cmd_lower, 0},
+    {"compile", cmd_compile, 0},
+    {"cache", cmd_cache, 0},
     {"bench", NULL, 4},
     {"import", cmd_import, 0},
     {"asm", cmd_asm, 0},
@@ -64,13 +65,25 @@ static const char usage_text[] =
     "  layout FILE --kernel K --tensor A [--size M=128]... [--to TEXT]\n"
     "                             draw a tensor's accelerator layout; with\n"
     "                             --to, a conversion and its cost\n"
+    "  lower FILE [--kernel K] [--target cpu] [--in [NAME=]TYPE]...\n"
+    "                             the loop IR after scheduling and passes\n"
+    "                             (--in X=f32[N, M]: a generic kernel's\n"
+    "                             input dtypes and ranks)\n"
+    "  compile FILE [--kernel K] [--target cpu] [--in [NAME=]TYPE]...\n"
+    "      [--symbol NAME] [-o OUT.c|OUT.so|OUT.h]...\n"
+    "                             an ahead-of-time kernel: C source, shared\n"
+    "                             object, header (docs/c-abi.md)\n"
+    "  cache [clear]              the compiled-kernel cache: where, how big;\n"
+    "                             clear removes the compiled kernels\n"
     "\n"
     "coming:\n"
-    "  lower, compile, bench      schedules, C backend     (issue 4)\n"
+    "  bench                      benchmarks               (issue 4)\n"
     "\n"
     "options:\n"
     "  -h, --help                 show this help\n"
     "  --version                  print the version\n"
+    "  --no-cache                 compile kernels without the cache (any\n"
+    "                             command, e.g. tdsl --no-cache FILE.tdsl)\n"
     "\n"
     "exit status: 0 ok, 1 problems in the program, 2 bad usage,\n"
     "3 internal error (a bug in tdsl: please report it)\n";
@@ -80,6 +93,30 @@ static int not_yet(const char *what, int issue)
     fprintf(stderr, "tdsl: '%s' is not implemented yet (see issue %d)\n",
             what, issue);
     return EXIT_USAGE;
+}
+
+/* Removes every --no-cache before a "--" from argv (a global option,
+ * accepted before the command or among its arguments) and turns the
+ * cache off when there was one.  Returns the new argc. */
+static int take_no_cache(int argc, char **argv)
+{
+    int n = 1, off = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (i < argc)
+                argv[n++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--no-cache"))
+            off = 1;
+        else
+            argv[n++] = argv[i];
+    }
+    argv[n] = NULL;
+    if (off)
+        cgc_cache_enable(0);
+    return n;
 }
 
 /* --------------------------------------------------------------------
@@ -149,6 +186,7 @@ int main(int argc, char **argv)
 
     catch_crashes();
     cgc_register_targets();
+    argc = take_no_cache(argc, argv);
     if (argc < 2)
         return cmd_repl(0, NULL);
     cmd = argv[1];

@@ -14,6 +14,7 @@
  */
 #include "cli/cli.h"
 #include "cli/repl.h"
+#include "codegen/codegen.h"
 #include "config.h"
 #include "interp/interp.h"
 
@@ -417,16 +418,125 @@ static void cmd_time(Repl *r, const char *arg)
     buf_free(&b);
 }
 
+/* The kernel named `name` among the accepted inputs, the latest
+ * definition first, kernels of imported modules too (by their name or
+ * ALIAS.name); NULL when there is none. */
+static TlKernelInfo *find_kernel(Repl *r, const char *name)
+{
+    for (int p = r->prior.n - 1; p >= 0; p--) {
+        const TlProgram *prog = r->prior.v[p];
+        for (int i = prog->items.n - 1; i >= 0; i--) {
+            const TlItem *it = prog->items.v[i];
+            const TlProgram *m;
+            const char *dot = strrchr(name, '.');
+            if (!it)
+                continue;
+            if (it->kind == IT_KERNEL && it->name &&
+                !strcmp(it->name, name))
+                return tl_kernel_info(it);
+            if (it->kind != IT_IMPORT || !(m = it->sym))
+                continue;
+            for (int j = 0; j < m->items.n; j++) {
+                const TlItem *x = m->items.v[j];
+                const char *bare = dot ? dot + 1 : name;
+                if (x && x->kind == IT_KERNEL && x->name &&
+                    !strcmp(x->name, bare))
+                    return tl_kernel_info(x);
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Splits arg at blanks outside brackets ("relu X=f32[N, M]" is two
+ * words); the words point into arg, which is cut.  Returns the count. */
+static int split_words(char *arg, char **w, int max)
+{
+    int n = 0, depth = 0;
+
+    while (*arg && n < max) {
+        while (*arg == ' ' || *arg == '\t')
+            arg++;
+        if (!*arg)
+            break;
+        w[n++] = arg;
+        for (; *arg && (depth || (*arg != ' ' && *arg != '\t')); arg++)
+            depth += *arg == '[' ? 1 : *arg == ']' ? -1 : 0;
+        if (*arg)
+            *arg++ = '\0';
+    }
+    return n;
+}
+
+/* :lower KERNEL [TYPE]... and :c KERNEL [TYPE]... - the loop IR after
+ * scheduling, or the C that `tdsl compile` writes, of a kernel defined
+ * so far (a generic one's instance for the input types given). */
+static void cmd_codegen(Repl *r, const char *cmd, char *arg)
+{
+    TlSession *s = r->s;
+    char *w[TL_MAX_RANK + 16];
+    volatile int n = split_words(arg, w, (int)(sizeof w / sizeof w[0]));
+    TlKernelInfo *volatile k;
+    TlBuf out;
+    jmp_buf boundary;
+    volatile int ok = 0;
+
+    if (n == 0) {
+        fprintf(stderr, "'%s' needs a kernel: %s KERNEL\n", cmd, cmd);
+        r->failed = 1;
+        return;
+    }
+    k = find_kernel(r, w[0]);
+    if (!k) {
+        fprintf(stderr, "'%s': no kernel '%s' is defined\n", cmd, w[0]);
+        r->failed = 1;
+        return;
+    }
+    if (!k->generic && n > 1) {
+        fprintf(stderr, "'%s': '%s' is not generic: its input types are "
+                "fixed\n", cmd, k->name);
+        r->failed = 1;
+        return;
+    }
+    reset_counts(s);
+    buf_init(&out);
+    s->fatal = &boundary;
+    if (setjmp(boundary) == 0) {
+        int st = EXIT_OK;
+        if (k->generic)
+            k = cli_instance(s, cmd, k, (const char *const *)w + 1, n - 1,
+                             &st);
+        if (!k) {
+            ok = 0;
+        } else if (cmd[1] == 'l') {
+            LFunc *f = cgc_lower(s, k);
+            if (f)
+                lir_print_func(&out, f);
+            ok = f != NULL;
+        } else {
+            ok = cgc_aot_source(s, k, cgc_aot_symbol(s, k), &out) == 0;
+        }
+    }
+    s->fatal = NULL;
+    if (ok)
+        fwrite(out.s, 1, out.len, stdout);
+    else
+        r->failed = 1;
+    buf_free(&out);
+}
+
 static const char help_text[] =
     "commands:\n"
     "  :load FILE       parse, check and run FILE in this session\n"
     "  :type EXPR       the type of EXPR, e.g. f32[256, 128]\n"
     "  :time EXPR       time EXPR: the median of several runs\n"
+    "  :lower KERNEL    the loop IR after its cpu schedule and the passes\n"
+    "  :c KERNEL        the C that `tdsl compile` writes for it\n"
+    "                   (a generic kernel: give its input types after the\n"
+    "                   name, :lower relu X=f32[N, M])\n"
     "  :help            this help\n"
     "  :quit            leave (Ctrl-D too)\n"
     "coming:\n"
-    "  :lower KERNEL    the loop IR after scheduling       (issue 4)\n"
-    "  :c KERNEL        the generated C                    (issue 4)\n"
     "  :asm KERNEL      accelerator assembly               (issue 6)\n"
     "  :layout TENSOR   which PE holds which element       (issue 6)\n"
     "the language in five lines (lang/SPEC.md has it all):\n"
@@ -441,7 +551,7 @@ static const char help_text[] =
 /* command() runs them by position. */
 const ReplCommand repl_commands[] = {
     {"load", 0}, {"type", 0}, {"time", 0}, {"help", 0}, {"quit", 0},
-    {"lower", 4}, {"c", 4}, {"asm", 6}, {"layout", 6}, {NULL, 0},
+    {"lower", 0}, {"c", 0}, {"asm", 6}, {"layout", 6}, {NULL, 0},
 };
 
 /* Runs the command of line (starting with ':'). */
@@ -490,7 +600,9 @@ static void command(Repl *r, const char *line)
     case 1: cmd_type(r, a); break;
     case 2: cmd_time(r, a); break;
     case 3: fputs(help_text, stdout); break;
-    default: r->quit = 1; break;
+    case 4: r->quit = 1; break;
+    case 5: cmd_codegen(r, ":lower", a); break;
+    default: cmd_codegen(r, ":c", a); break;
     }
     fflush(stdout);
     free(a);

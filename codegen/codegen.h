@@ -509,4 +509,37 @@ LStmt *lir_promote_accumulators(TlSession *s, LStmt *st);
  * registry (itp_register_target); call once at program start. */
 void cgc_register_targets(void);
 
+/* --- for tools: tdsl lower, tdsl compile, the REPL ------------------
+ * k must be checked without errors and not generic (an instance is
+ * fine).  Problems are reported through the session. */
+
+/* aot.c: k lowered for the cpu with its cpu schedule, after the pass
+ * pipeline; NULL after reporting why it cannot be compiled. */
+LFunc *cgc_lower(TlSession *s, TlKernelInfo *k);
+/* The C symbol of k's ahead-of-time entry: "tdsl_" and its name, with
+ * what is not a C identifier character made '_' (in s->arena). */
+const char *cgc_aot_symbol(TlSession *s, const TlKernelInfo *k);
+/* Appends a C file defining `int SYM(...)`, the calling convention of
+ * docs/c-abi.md, or the header declaring it.  0, or -1 after
+ * reporting what an ahead-of-time kernel cannot do. */
+int cgc_aot_source(TlSession *s, TlKernelInfo *k, const char *sym,
+                   TlBuf *out);
+int cgc_aot_header(TlSession *s, TlKernelInfo *k, const char *sym,
+                   TlBuf *out);
+
+/* jit.c: the kernel cache.  cgc_cache_enable(0) (`--no-cache`) keeps
+ * every compilation out of it, for the whole process. */
+void cgc_cache_enable(int on);
+/* The cache folder: $XDG_CACHE_HOME/tdsl, else ~/.cache/tdsl. */
+const char *cgc_cache_dir(TlSession *s);
+/* Counts the compiled kernels in the cache and the bytes of its files,
+ * removing those files when clear is set.  0, or -1 (errno) when the
+ * folder cannot be read or a file cannot be removed; a missing folder
+ * is an empty cache. */
+int cgc_cache_scan(TlSession *s, int clear, long *nkernels,
+                   long long *bytes);
+/* Compiles C source src (through the cache) into a shared object at
+ * path, written atomically.  0, or -1 after reporting. */
+int cgc_build_shared(TlSession *s, const char *src, const char *path);
+
 #endif

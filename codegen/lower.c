@@ -309,6 +309,53 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
     }
 }
 
+/* Names made from an instance's names (the pack size "S[0]", the
+ * kernel "relu<f32, ..2>") hold characters the loop IR's text form
+ * cannot write: each run of them becomes "._" (none at the end), which
+ * no other name holds.  A variable is one object shared by its uses,
+ * so renaming it where it is defined renames it everywhere. */
+static const char *legal_name(TlSession *s, const char *n)
+{
+    TlBuf b;
+    const char *r;
+    int bad = 0;
+
+    if (!n[strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_.")])
+        return n;
+    buf_init(&b);
+    for (; *n; n++) {
+        int ok = (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
+                 (*n >= '0' && *n <= '9') || *n == '_' ||
+                 (*n == '.' && !bad);
+        if (ok && bad)
+            buf_puts(&b, "._");
+        bad = !ok;
+        if (ok)
+            buf_putc(&b, *n);
+    }
+    r = arena_strdup(&s->arena, b.s);
+    buf_free(&b);
+    return r;
+}
+
+static int legal_stmt(LVisitor *v, const LStmt *st)
+{
+    if (st->var)
+        st->var->name = legal_name(v->ctx, st->var->name);
+    return 1;
+}
+
+static void legal_names(TlSession *s, LFunc *f)
+{
+    LVisitor v = {s, NULL, legal_stmt};
+
+    f->name = legal_name(s, f->name);
+    for (int i = 0; i < f->nparams; i++)
+        f->params[i].var->name = legal_name(s, f->params[i].var->name);
+    lir_visit_stmt(&v, f->body);
+}
+
 CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
 {
     Lw L;
@@ -356,6 +403,7 @@ CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
     }
     f = lir_func(s, arena_printf(&s->arena, "k.%s", k->name), L.params,
                  L.np, cg_sl_done(&L, &top));
+    legal_names(s, f);
     buf_init(&err);
     if (lir_verify(f, &err))
         tl_internal_error(__FILE__, __LINE__, "lowered IR is ill-formed:\n%s",

@@ -229,6 +229,7 @@ X(CG_DLOPEN, ERROR, "cannot load the compiled kernel '%s': %s")
 /* A directive that would race on, or reassociate, a reduction. */
 X(CG_RVAR_SERIAL, ERROR, "'%s' of reduction variable '%s' without rfactor: its iterations accumulate into the same elements")
 X(CG_RVAR_ORDER, ERROR, "'%s' would change the order of the reduction variables, which reassociates the reduction")
+X(CG_AOT_CONST, ERROR, "kernel '%s' reads the top-level tensor '%s', which a compiled C entry cannot take; make it a parameter")
 /* The accelerator's assembler (codegen/acc/acc_asm.c): the message
  * says what was expected; rules between the ops of one bundle have
  * their own ids. */

@@ -36,7 +36,7 @@ usage_error 2 "fmt: -w cannot rewrite standard input" fmt -w -
 usage_error 2 "dump: say what to dump" dump a.tdsl
 usage_error 1 "cannot read '$TMP/none.tdsl'" check "$TMP/none.tdsl"
 
-for c in lower compile bench; do
+for c in bench; do
     usage_error 2 "'$c' is not implemented yet (see issue" "$c"
 done
 usage_error 2 "import: which model?" import

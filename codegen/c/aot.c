@@ -1,0 +1,579 @@
+/*
+ * aot.c - ahead-of-time kernels: the loop IR of a kernel for `tdsl
+ * lower`, and for `tdsl compile` a C file whose one exported function
+ * has a calling convention a person can use, with a header declaring
+ * it.  docs/c-abi.md is the reference of that convention; in short:
+ *
+ *     int SYM(const T *X, const int64_t *X_shape,
+ *             const int64_t *X_strides,         (each input, in order)
+ *             T a,                              (each scalar, in order)
+ *             T *Y, const int64_t *Y_shape,
+ *             const int64_t *Y_strides);        (each output)
+ *
+ * Strides count elements; NULL strides mean row-major and contiguous.
+ * The caller allocates the outputs; their shapes must be the ones the
+ * kernel computes.  It returns TDSL_OK (0), TDSL_ERR_SHAPE (shapes or
+ * sizes that do not fit the kernel), TDSL_ERR_RANGE (a read the
+ * checker could not prove in range fell outside its tensor) or
+ * TDSL_ERR_NOMEM.
+ *
+ * The exported function checks the shapes, binds the size variables
+ * and calls the generated kernel (emit.c's entry, renamed per kernel
+ * and hidden, so several kernels link into one program).
+ */
+#include "codegen/c/cgc.h"
+
+#include <string.h>
+
+LFunc *cgc_lower(TlSession *s, TlKernelInfo *k)
+{
+    CgKernel *ck;
+
+    TL_ASSERT(k->ok && !k->generic);
+    ck = cg_lower_kernel(s, k);
+    return ck ? ck->fn : NULL;
+}
+
+const char *cgc_aot_symbol(TlSession *s, const TlKernelInfo *k)
+{
+    TlBuf b;
+    const char *r;
+    int under = 1;
+
+    buf_init(&b);
+    buf_puts(&b, "tdsl_");
+    for (const char *p = k->name; *p; p++) {
+        char c = *p;
+        int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (c >= '0' && c <= '9') || c == '_';
+        if (word) {
+            buf_putc(&b, c);
+            under = c == '_';
+        } else if (!under) {
+            buf_putc(&b, '_');      /* relu<f32, ..2> -> relu_f32_2 */
+            under = 1;
+        }
+    }
+    while (b.len > 5 && b.s[b.len - 1] == '_' && under)
+        b.s[--b.len] = '\0';
+    r = arena_strdup(&s->arena, b.s);
+    buf_free(&b);
+    return r;
+}
+
+/* The C type of elements of dt in the interface (bool is a byte, f16
+ * and bf16 their bits). */
+static const char *abi_type(TlDType dt)
+{
+    switch (dt) {
+    case DT_BOOL: return "uint8_t";
+    case DT_U8: return "uint8_t";
+    case DT_I8: return "int8_t";
+    case DT_I16: return "int16_t";
+    case DT_I32: return "int32_t";
+    case DT_I64: return "int64_t";
+    case DT_F32: return "float";
+    case DT_F64: return "double";
+    default: return "uint16_t";
+    }
+}
+
+/* ====================================================================
+ * Shapes: symbolic sizes as C expressions over the wrapper's names
+ * ==================================================================== */
+
+/* Appends e as an int64_t C expression: sizes are w_szI, scalars
+ * w_scI.  Returns -1 when e is unknown or names anything else. */
+static int sym_c(TlBuf *b, const TlSymExpr *e)
+{
+    if (!e)
+        return -1;
+    buf_putc(b, '(');
+    if (e->c || !e->n)
+        buf_printf(b, "(int64_t)%lldLL", (long long)e->c);
+    for (int i = 0; i < e->n; i++) {
+        const TlSymAtom *a = e->t[i].atom;
+        static const char *const fn[] = {"", "w_div", "w_mod", "w_min",
+                                         "w_max", "w_mul"};
+        if (i || e->c)
+            buf_puts(b, " + ");
+        if (e->t[i].coef != 1)
+            buf_printf(b, "%lldLL * ", (long long)e->t[i].coef);
+        if (a->kind == SYM_VAR) {
+            if (a->var->kind == VAR_SIZE)
+                buf_printf(b, "w_sz%d", a->var->num);
+            else if (a->var->kind == VAR_SCALAR &&
+                     !dt_is_float(a->var->dtype))
+                buf_printf(b, "(int64_t)w_sc%d", a->var->num);
+            else
+                return -1;
+            continue;
+        }
+        buf_printf(b, "%s(", fn[a->kind]);
+        if (sym_c(b, a->a) < 0)
+            return -1;
+        buf_puts(b, ", ");
+        if (sym_c(b, a->b) < 0)
+            return -1;
+        buf_putc(b, ')');
+    }
+    buf_putc(b, ')');
+    return 0;
+}
+
+static const char wrapper_helpers[] =
+    "#if defined(__GNUC__)\n"
+    "#define W_HELPER static inline __attribute__((unused))\n"
+    "#define TDSL_EXPORT __attribute__((visibility(\"default\")))\n"
+    "#else\n"
+    "#define W_HELPER static inline\n"
+    "#define TDSL_EXPORT\n"
+    "#endif\n"
+    "\n"
+    "/* Size arithmetic as the language does it: floor division and\n"
+    " * modulo, 0 when dividing by zero. */\n"
+    "W_HELPER int64_t w_div(int64_t a, int64_t b)\n"
+    "{\n"
+    "    int64_t q;\n"
+    "    if (b == 0) return 0;\n"
+    "    if (b == -1) return (int64_t)(0 - (uint64_t)a);\n"
+    "    q = a / b;\n"
+    "    if (a % b != 0 && ((a < 0) != (b < 0))) q--;\n"
+    "    return q;\n"
+    "}\n"
+    "W_HELPER int64_t w_mod(int64_t a, int64_t b)\n"
+    "{\n"
+    "    int64_t r;\n"
+    "    if (b == 0 || b == -1) return 0;\n"
+    "    r = a % b;\n"
+    "    if (r != 0 && ((r < 0) != (b < 0))) r += b;\n"
+    "    return r;\n"
+    "}\n"
+    "W_HELPER int64_t w_min(int64_t a, int64_t b) { return b < a ? b : a; }\n"
+    "W_HELPER int64_t w_max(int64_t a, int64_t b) { return b > a ? b : a; }\n"
+    "W_HELPER int64_t w_mul(int64_t a, int64_t b)\n"
+    "{\n"
+    "    return (int64_t)((uint64_t)a * (uint64_t)b);\n"
+    "}\n"
+    "\n"
+    "W_HELPER void w_packed_strides(int64_t *st, int rank,\n"
+    "                               const int64_t *shape)\n"
+    "{\n"
+    "    st[rank - 1] = 1;\n"
+    "    for (int j = rank - 1; j > 0; j--)\n"
+    "        st[j - 1] = st[j] * shape[j];\n"
+    "}\n"
+    "\n"
+    "/* Copies between the strided tensor at t and a packed row-major\n"
+    " * copy at p, element by element (to_p: from t to p). */\n"
+    "W_HELPER void w_copy(char *t, char *p, size_t size, int rank,\n"
+    "                     const int64_t *shape, const int64_t *st,\n"
+    "                     int to_p)\n"
+    "{\n"
+    "    int64_t idx[16] = {0}, n = 1;\n"
+    "    for (int j = 0; j < rank; j++)\n"
+    "        n *= shape[j];\n"
+    "    for (int64_t e = 0; e < n; e++) {\n"
+    "        int64_t off = 0;\n"
+    "        for (int j = 0; j < rank; j++)\n"
+    "            off += idx[j] * st[j];\n"
+    "        if (to_p)\n"
+    "            memcpy(p + e * (int64_t)size, t + off * (int64_t)size,\n"
+    "                   size);\n"
+    "        else\n"
+    "            memcpy(t + off * (int64_t)size, p + e * (int64_t)size,\n"
+    "                   size);\n"
+    "        for (int j = rank - 1; j >= 0 && ++idx[j] == shape[j]; j--)\n"
+    "            idx[j] = 0;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* A packed copy of the tensor at t (its contents when in is set),\n"
+    " * with st made its row-major strides; NULL when out of memory. */\n"
+    "W_HELPER char *w_pack(char *t, size_t size, int rank,\n"
+    "                      const int64_t *shape, int64_t *st, int in)\n"
+    "{\n"
+    "    int64_t n = 1;\n"
+    "    char *p;\n"
+    "    for (int j = 0; j < rank; j++)\n"
+    "        n *= shape[j];\n"
+    "    p = malloc(n > 0 ? (size_t)n * size : 1);\n"
+    "    if (p && in)\n"
+    "        w_copy(t, p, size, rank, shape, st, 1);\n"
+    "    w_packed_strides(st, rank, shape);\n"
+    "    return p;\n"
+    "}\n"
+    "\n"
+    "/* Writes the packed result p back to the caller's tensor at t. */\n"
+    "W_HELPER void w_unpack(char *t, char *p, size_t size, int rank,\n"
+    "                       const int64_t *shape, const int64_t *st)\n"
+    "{\n"
+    "    w_copy(t, p, size, rank, shape, st, 0);\n"
+    "}\n"
+    "\n";
+
+/* Every tensor of k in the order of the interface: inputs, outputs. */
+static TlFunc *tensor_at(const TlKernelInfo *k, int i)
+{
+    return i < k->ninputs ? k->inputs[i] : k->outputs[i - k->ninputs];
+}
+
+static int tensor_index(const TlKernelInfo *k, const TlFunc *f)
+{
+    for (int i = 0; i < k->ninputs + k->noutputs; i++)
+        if (tensor_at(k, i) == f)
+            return i;
+    return -1;
+}
+
+/* What an ahead-of-time kernel cannot take: reports it, returns -1. */
+static int aot_refuse(TlSession *s, const TlKernelInfo *k)
+{
+    TlLoc at = k->item ? k->item->loc : (TlLoc){-1, 0, 0, 0, 0};
+
+    if (k->nconsts > 0) {
+        diag_error(s, k->consts[0]->loc, DIAG_CG_AOT_CONST, k->name,
+                   k->consts[0]->name);
+        return -1;
+    }
+    for (int i = 0; i < k->nsizes; i++)
+        if (!k->sizes[i]->bound_by) {
+            diag_error(s, at, DIAG_CG_UNSUPPORTED, arena_printf(&s->arena,
+                       "in a compiled kernel, the size '%s' that no input "
+                       "binds", k->sizes[i]->name));
+            return -1;
+        }
+    for (int i = 0; i < k->noutputs; i++) {
+        TlFunc *f = k->outputs[i];
+        for (int j = 0; j < f->rank; j++) {
+            TlBuf b;
+            int bad;
+            buf_init(&b);
+            bad = sym_c(&b, f->axes[j].extent);
+            buf_free(&b);
+            if (bad) {
+                diag_error(s, f->loc, DIAG_CG_UNSUPPORTED,
+                           arena_printf(&s->arena, "in a compiled kernel, "
+                                        "an output shape not computed from "
+                                        "sizes and integer scalars ('%s')",
+                                        f->name));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The parameter list of the interface; names from name(i, what), the
+ * same in the definition and the header. */
+static void signature(TlBuf *b, const TlKernelInfo *k, const char *sym,
+                      int def, const char *const *tnames,
+                      const char *const *snames)
+{
+    int first = 1;
+
+    buf_printf(b, "int %s(", sym);
+#define SEP (first ? (first = 0, "") : ",\n        ")
+    for (int i = 0; i < k->ninputs + k->noutputs + k->nscalars; i++) {
+        int t = i < k->ninputs ? i : i < k->ninputs + k->nscalars
+                                         ? -1 : i - k->nscalars;
+        if (t < 0) {
+            int j = i - k->ninputs;
+            TlVar *v = k->scalars[j];
+            buf_printf(b, "%s%s ", SEP, abi_type(v->dtype));
+            if (def)
+                buf_printf(b, "w_sc%d", j);
+            else
+                buf_puts(b, snames[j]);
+            continue;
+        }
+        TlFunc *f = tensor_at(k, t);
+        buf_printf(b, "%s%s%s *", SEP, t < k->ninputs ? "const " : "",
+                   abi_type(f->dtype));
+        if (def)
+            buf_printf(b, "w_t%d, const int64_t *w_t%d_shape, "
+                       "const int64_t *w_t%d_strides", t, t, t);
+        else
+            buf_printf(b, "%s, const int64_t *%s_shape, "
+                       "const int64_t *%s_strides", tnames[t], tnames[t],
+                       tnames[t]);
+    }
+    if (first)
+        buf_puts(b, "void");
+#undef SEP
+    buf_putc(b, ')');
+}
+
+/* C and C++ words a parameter may not be named. */
+static int c_word(const char *n)
+{
+    static const char *const words[] = {
+        "auto", "bool", "break", "case", "char", "class", "const",
+        "continue", "default", "delete", "do", "double", "else", "enum",
+        "extern", "false", "float", "for", "goto", "if", "inline", "int",
+        "long", "namespace", "new", "operator", "private", "protected",
+        "public", "register", "restrict", "return", "short", "signed",
+        "sizeof", "static", "struct", "switch", "template", "this",
+        "throw", "true", "try", "typedef", "union", "unsigned", "using",
+        "virtual", "void", "volatile", "while", NULL};
+
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(words[i], n))
+            return 1;
+    return 0;
+}
+
+/* Parameter names for the header: the kernel's, made distinct and
+ * kept off C words. */
+static void header_names(TlSession *s, const TlKernelInfo *k,
+                         const char **tn, const char **sn)
+{
+    int nt = k->ninputs + k->noutputs;
+
+    for (int i = 0; i < nt + k->nscalars; i++) {
+        const char *n = i < nt ? tensor_at(k, i)->name
+                               : k->scalars[i - nt]->name;
+        int clash = c_word(n);
+        for (int j = 0; j < i && !clash; j++) {
+            const char *m = j < nt ? tn[j] : sn[j - nt];
+            size_t len = strlen(m);
+            clash = !strcmp(m, n) ||
+                    (j < nt && !strncmp(n, m, len) &&
+                     (!strcmp(n + len, "_shape") ||
+                      !strcmp(n + len, "_strides")));
+        }
+        if (clash)
+            n = arena_printf(&s->arena, "%s_%d", n, i);
+        if (i < nt)
+            tn[i] = n;
+        else
+            sn[i - nt] = n;
+    }
+}
+
+/* The C type of the elements of f as the kernel's buffers hold them. */
+static const char *elem_type(const TlFunc *f)
+{
+    return abi_type(f->dtype);
+}
+
+/* The entry: check the shapes, bind the sizes, pack tensors whose last
+ * stride is not 1 (the kernel indexes its last axis contiguously), call
+ * the kernel, unpack such outputs. */
+static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
+                    const char *sym)
+{
+    int nt = k->ninputs + k->noutputs;
+
+    buf_puts(b, "\n/* ---- the C entry: docs/c-abi.md ---- */\n\n"
+                "#include <string.h>\n\n");
+    buf_puts(b, wrapper_helpers);
+    buf_puts(b, "TDSL_EXPORT ");
+    signature(b, k, sym, 1, NULL, NULL);
+    buf_puts(b, ";\nTDSL_EXPORT ");
+    signature(b, k, sym, 1, NULL, NULL);
+    buf_puts(b, "\n{\n");
+    buf_printf(b, "    void *w_args[%d];\n", ck->nparams + 1);
+    buf_puts(b, "    int32_t w_err = 0;\n    int w_rc = 0;\n");
+    for (int t = 0; t < nt; t++) {
+        TlFunc *f = tensor_at(k, t);
+        if (f->rank == 0) {
+            buf_printf(b, "    char *w_p%d = NULL;\n", t);
+            buf_printf(b, "    (void)w_t%d_shape;\n    (void)w_t%d_strides;\n",
+                       t, t);
+            continue;
+        }
+        buf_printf(b, "    char *w_p%d = NULL;\n    int64_t w_st%d[%d];\n", t,
+                   t, f->rank);
+        buf_printf(b, "    for (int w_j = 0; w_j < %d; w_j++)\n"
+                      "        if (w_t%d_shape[w_j] < 0)\n"
+                      "            return 1;\n", f->rank, t);
+        buf_printf(b, "    if (w_t%d_strides)\n"
+                      "        memcpy(w_st%d, w_t%d_strides, sizeof w_st%d);\n"
+                      "    else\n"
+                      "        w_packed_strides(w_st%d, %d, w_t%d_shape);\n",
+                   t, t, t, t, t, f->rank, t);
+    }
+    /* Sizes from the inputs that bind them, then every extent checked. */
+    for (int i = 0; i < k->nsizes; i++) {
+        TlVar *v = k->sizes[i];
+        buf_printf(b, "    int64_t w_sz%d = w_t%d_shape[%d];  /* %s */\n",
+                   i, tensor_index(k, v->bound_by), v->bound_axis, v->name);
+        buf_printf(b, "    if (w_sz%d > INT32_MAX)\n        return 1;\n", i);
+    }
+    for (int t = 0; t < nt; t++) {
+        TlFunc *f = tensor_at(k, t);
+        for (int j = 0; j < f->rank; j++) {
+            if (!f->axes[j].extent)
+                continue;
+            buf_printf(b, "    if (w_t%d_shape[%d] != ", t, j);
+            sym_c(b, f->axes[j].extent);
+            buf_puts(b, ")\n        return 1;\n");
+        }
+    }
+    for (int t = 0; t < nt; t++) {
+        TlFunc *f = tensor_at(k, t);
+        if (f->rank == 0)
+            continue;
+        buf_printf(b, "    if (w_st%d[%d] != 1) {\n", t, f->rank - 1);
+        buf_printf(b, "        w_p%d = w_pack((char *)w_t%d, sizeof(%s), %d, "
+                      "w_t%d_shape, w_st%d, %d);\n", t, t, elem_type(f),
+                   f->rank, t, t, t < k->ninputs);
+        buf_printf(b, "        if (!w_p%d) {\n            w_rc = 3;\n"
+                      "            goto w_done;\n        }\n", t);
+        buf_printf(b, "    }\n");
+    }
+    buf_puts(b, "    {\n");
+    for (int p = 0; p < ck->nparams; p++) {
+        const CgParam *cp = &ck->params[p];
+        int t = cp->f ? tensor_index(k, cp->f) : -1;
+        switch (cp->kind) {
+        case CGP_BUF:
+            buf_printf(b, "        w_args[%d] = w_p%d ? (void *)w_p%d : "
+                          "(void *)w_t%d;\n", p, t, t, t);
+            break;
+        case CGP_EXTENT:
+            buf_printf(b, "        w_args[%d] = (void *)&w_t%d_shape[%d];\n",
+                       p, t, cp->axis);
+            break;
+        case CGP_STRIDE:
+            buf_printf(b, "        w_args[%d] = &w_st%d[%d];\n", p, t,
+                       cp->axis);
+            break;
+        case CGP_SIZE:
+            buf_printf(b, "        int32_t w_a%d = (int32_t)w_sz%d;\n", p,
+                       cp->var->num);
+            buf_printf(b, "        w_args[%d] = &w_a%d;\n", p, p);
+            break;
+        case CGP_SCALAR:
+            if (dt_is_float(cp->var->dtype))
+                buf_printf(b, "        double w_a%d = (double)w_sc%d;\n", p,
+                           cp->var->num);
+            else if (cp->var->dtype == DT_BOOL)
+                buf_printf(b, "        int64_t w_a%d = w_sc%d != 0;\n", p,
+                           cp->var->num);
+            else
+                buf_printf(b, "        int64_t w_a%d = (int64_t)w_sc%d;\n",
+                           p, cp->var->num);
+            buf_printf(b, "        w_args[%d] = &w_a%d;\n", p, p);
+            break;
+        case CGP_GIVEN:
+            buf_printf(b, "        _Bool w_a%d = 1;\n", p);
+            buf_printf(b, "        w_args[%d] = &w_a%d;\n", p, p);
+            break;
+        case CGP_ERR:
+            buf_printf(b, "        w_args[%d] = &w_err;\n", p);
+            break;
+        }
+    }
+    buf_printf(b, "        %s__entry(w_args);\n", sym);
+    buf_puts(b, "        w_rc = w_err == 0 ? 0 : w_err == 2 ? 3 : 2;\n    }\n");
+    for (int t = k->ninputs; t < nt; t++) {
+        TlFunc *f = tensor_at(k, t);
+        if (f->rank > 0)
+            buf_printf(b, "    if (w_p%d)\n        w_unpack((char *)w_t%d, "
+                          "w_p%d, sizeof(%s), %d, w_t%d_shape, w_t%d_strides);"
+                          "\n", t, t, t, elem_type(f), f->rank, t, t);
+    }
+    buf_puts(b, "w_done:\n");
+    for (int t = 0; t < nt; t++)
+        buf_printf(b, "    free(w_p%d);\n", t);
+    buf_puts(b, "    return w_rc;\n}\n");
+}
+
+int cgc_aot_source(TlSession *s, TlKernelInfo *k, const char *sym,
+                   TlBuf *out)
+{
+    CgKernel *ck;
+
+    TL_ASSERT(k->ok && !k->generic);
+    if (aot_refuse(s, k) || !(ck = cg_lower_kernel(s, k)))
+        return -1;
+    buf_printf(out, "/* tdsl ahead-of-time kernel '%s': int %s(...), "
+               "docs/c-abi.md */\n", k->name, sym);
+    buf_puts(out, "#if defined(__GNUC__)\n"
+                  "__attribute__((visibility(\"hidden\")))\n"
+                  "#endif\n");
+    buf_printf(out, "void %s__entry(void *const *args);\n", sym);
+    buf_printf(out, "#define tdsl_entry %s__entry\n", sym);
+    cgc_emit(out, ck->fn);
+    buf_puts(out, "#undef tdsl_entry\n");
+    wrapper(out, k, ck, sym);
+    return 0;
+}
+
+/* "f32[M, K]" for the header's comment. */
+static void tensor_type(TlBuf *b, const TlFunc *f)
+{
+    buf_printf(b, "%s[", dt_name(f->dtype));
+    for (int j = 0; j < f->rank; j++) {
+        buf_puts(b, j ? ", " : "");
+        tl_sym_print(b, f->axes[j].extent);
+    }
+    buf_putc(b, ']');
+}
+
+int cgc_aot_header(TlSession *s, TlKernelInfo *k, const char *sym,
+                   TlBuf *out)
+{
+    int nt = k->ninputs + k->noutputs;
+    const char **tn, **sn;
+    TlBuf guard;
+
+    TL_ASSERT(k->ok && !k->generic);
+    if (aot_refuse(s, k))
+        return -1;
+    tn = arena_alloc(&s->arena, (size_t)(nt + 1) * sizeof *tn);
+    sn = arena_alloc(&s->arena, (size_t)(k->nscalars + 1) * sizeof *sn);
+    header_names(s, k, tn, sn);
+    buf_init(&guard);
+    for (const char *p = sym; *p; p++)
+        buf_putc(&guard, *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A')
+                                                : *p);
+    buf_printf(out, "/* Generated by tdsl: the C entry of kernel '%s'.\n"
+               " * The calling convention is described in docs/c-abi.md. */\n"
+               "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n"
+               "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", k->name,
+               guard.s, guard.s);
+    buf_free(&guard);
+    buf_puts(out, "/* What a tdsl kernel returns (the same in every "
+                  "header). */\n"
+                  "#ifndef TDSL_OK\n"
+                  "#define TDSL_OK 0         /* done */\n"
+                  "#define TDSL_ERR_SHAPE 1  /* a shape does not fit the "
+                  "kernel; nothing written */\n"
+                  "#define TDSL_ERR_RANGE 2  /* a read fell outside its "
+                  "tensor */\n"
+                  "#define TDSL_ERR_NOMEM 3  /* out of memory */\n"
+                  "#endif\n\n");
+    buf_printf(out, "/* kernel %s(", k->name);
+    for (int i = 0; i < k->ninputs; i++) {
+        buf_printf(out, "%s%s: ", i ? ", " : "", k->inputs[i]->name);
+        tensor_type(out, k->inputs[i]);
+    }
+    for (int i = 0; i < k->nscalars; i++) {
+        TlVar *v = k->scalars[i];
+        buf_printf(out, "%s%s: %s", i ? ", " : "; ", v->name,
+                   dt_name(v->dtype));
+        if (v->param && v->param->init) {
+            TlBuf d;
+            buf_init(&d);
+            ast_print_expr(&d, v->param->init);
+            buf_printf(out, " = %s", d.s);
+            buf_free(&d);
+        }
+    }
+    buf_puts(out, ")\n *     -> (");
+    for (int i = 0; i < k->noutputs; i++) {
+        buf_printf(out, "%s%s: ", i ? ", " : "", k->outputs[i]->name);
+        tensor_type(out, k->outputs[i]);
+    }
+    buf_puts(out, ")\n * Tensors: data, shape[rank], strides[rank] in "
+                  "elements (NULL: row-major);\n"
+                  " * scalars by value (defaults are not applied: pass "
+                  "them); outputs\n"
+                  " * allocated by the caller with the shapes above. */\n");
+    signature(out, k, sym, 0, tn, sn);
+    buf_puts(out, ";\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+    return 0;
+}
