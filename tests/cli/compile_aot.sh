@@ -59,6 +59,11 @@ printf 'kernel relu<T: float>(X: T[..S]) -> (Y: T[..S]) {\n'`
     fail "generic: $(cat err)"
 grep -q 'int tdsl_relu_f64_2(const double \*X' g.h || fail "g.h: $(cat g.h)"
 
+# :c in the REPL prints what `tdsl compile` writes.
+printf ':load %s\n:c matmul\n' "$ex/kernels.tdsl" | "$TDSL" repl >out 2>err ||
+    fail ":c: $(cat err)"
+grep -q '^TDSL_EXPORT int tdsl_matmul(' out || fail ":c printed no C entry"
+
 # expect STATUS TEXT ARGS...: tdsl ARGS exits with STATUS, prints TEXT
 # on stderr and nothing on stdout.
 expect() {
