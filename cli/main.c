@@ -187,6 +187,7 @@ int main(int argc, char **argv)
     catch_crashes();
     cgc_register_targets();
     argc = take_no_cache(argc, argv);
+    acc_cg_register_target();
     if (argc < 2)
         return cmd_repl(0, NULL);
     cmd = argv[1];

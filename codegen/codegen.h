@@ -508,6 +508,9 @@ LStmt *lir_promote_accumulators(TlSession *s, LStmt *st);
 /* Registers the compiled targets ("cpu") with the interpreter's target
  * registry (itp_register_target); call once at program start. */
 void cgc_register_targets(void);
+/* Registers the `accel` target (codegen/acc/target.c): kernels run on
+ * the accelerator simulator, machine TDSL_MACHINE or `test`. */
+void acc_cg_register_target(void);
 
 /* --- for tools: tdsl lower, tdsl compile, the REPL ------------------
  * k must be checked without errors and not generic (an instance is

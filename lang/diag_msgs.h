@@ -268,4 +268,7 @@ X(LAYOUT_COMPACT_SPLIT, ERROR, "axis '%s' has %lld elements, which '%s' (%lld po
 X(LAYOUT_SIZE_CONFLICT, ERROR, "this layout makes '%s' %lld, but the layout of '%s' makes it %lld")
 X(LAYOUT_SHAPE, ERROR, "the layout is written for shape %s, but the tensor has shape %s")
 X(LAYOUT_TOO_LARGE, ERROR, "%s has more elements than the %lld a layout can have")
+/* What the accel target cannot compile yet, naming the construct
+ * ("accel target cannot compile reductions yet"). */
+X(ACC_CG_UNSUPPORTED, ERROR, "accel target cannot compile %s yet")
 /* end of codegen section */

@@ -197,7 +197,8 @@ roundtrip() {
 
 for f in examples/*.tdsl $(find stdlib -name '*.tdsl' 2>/dev/null | sort) \
          tests/parse/*.tdsl tests/fmt/*.tdsl tests/script/*.tdsl tests/interp/*.tdsl \
-         tests/stdlib/*.tdsl tests/stdlib/numpy/*.tdsl tests/cpu/*.tdsl; do
+         tests/stdlib/*.tdsl tests/stdlib/numpy/*.tdsl tests/cpu/*.tdsl \
+         tests/accel/*.tdsl; do
     [ -e "$f" ] && roundtrip "$f"
 done
 
@@ -331,7 +332,7 @@ block() {
 }
 
 for f in tests/script/*.tdsl tests/interp/*.tdsl tests/stdlib/*.tdsl \
-         tests/cpu/*.tdsl examples/*.tdsl; do
+         tests/cpu/*.tdsl tests/accel/*.tdsl examples/*.tdsl; do
     [ -e "$f" ] || continue
     base=${f##*/}
     name=script/${base%.tdsl}

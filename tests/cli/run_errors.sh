@@ -84,7 +84,7 @@ expect 1 "--param k=1.5: '1.5' is not a value of type 'i32'" \
     run k.tdsl --kernel scale --in v.npy --param k=1.5
 expect 1 "--param k=99999999999: '99999999999' is not a value of type 'i32'" \
     run k.tdsl --kernel scale --in v.npy --param k=99999999999
-expect 1 "target 'accel' is not available yet: the accelerator simulator is not built (issue 6)" \
+expect 1 "accel target cannot compile kernels with scalar parameters yet" \
     run k.tdsl --kernel scale --in v.npy --param k=2 --target accel
 expect 1 "output 'Y': 'y.txt' is not a tensor file" \
     run k.tdsl --kernel scale --in v.npy --param k=2 --out y.txt

@@ -1,0 +1,424 @@
+/*
+ * cg_elem.c - elementwise kernels to TAM assembly: the first route of
+ * the accel target.
+ *
+ * The kernel's loop IR must be one loop nest storing, at each output
+ * element, a pointwise f32 expression of input elements.  Index
+ * expressions are evaluated to linear forms over the loop variables
+ * with the call's concrete extents and strides, so the compiler knows
+ * exactly which element each load reads.
+ *
+ * Layout (every tensor alike): the output's elements, row-major and
+ * padded to groups of P x 4 long words (P PEs, 4 sub-cycles), are
+ * spread so that group g, PE p (global number), sub-cycle c holds the
+ * long word g*P*4 + p*4 + c.  That is exactly what `dma.dist` of a
+ * contiguous DRAM range, then `dist` at every BM level, then `dist.L1`
+ * produce (PE-major images, docs/accel-asm.md), so one DMA moves a
+ * whole group and the way back is the same with `gather`.  Per group:
+ * each operand is loaded into lm0 (operand o at word 8*o), the
+ * expression is evaluated one op per bundle into GRF r (temporary t at
+ * word 8*t, auto-stride so each op covers the PE's 4 long words), the
+ * result is copied to lm1[0] and stored.  Nothing overlaps yet
+ * (TODO(issue 6): double-buffer the DMA and tree transfers under the
+ * vector ops of the previous group).
+ */
+#include "codegen/acc/cg_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_TEMPS = 32, MAX_OPERANDS = 32 };
+
+typedef struct Lin {
+    int64_t coef[TL_MAX_RANK];
+    int64_t k;
+} Lin;
+
+typedef struct Cg {
+    TlSession *s;
+    const AccMachine *m;
+    const AccCgCall *c;
+    TlLoc loc;
+    LVar *loops[TL_MAX_RANK];
+    int nloops;
+    Lin store;
+    AccCgProgram *p;
+    TlBuf *t;               /* the group's compute code */
+    int failed;
+} Cg;
+
+static int unsupported(Cg *g, const char *what)
+{
+    if (!g->failed)
+        diag_error(g->s, g->loc, DIAG_ACC_CG_UNSUPPORTED, what);
+    g->failed = 1;
+    return -1;
+}
+
+static int param_of(const Cg *g, const LVar *v)
+{
+    const LFunc *fn = g->c->ck->fn;
+    for (int i = 0; i < fn->nparams; i++)
+        if (fn->params[i].var == v)
+            return i;
+    return -1;
+}
+
+static int loop_of(const Cg *g, const LVar *v)
+{
+    for (int i = 0; i < g->nloops; i++)
+        if (g->loops[i] == v)
+            return i;
+    return -1;
+}
+
+static int is_const(const Cg *g, const Lin *l)
+{
+    for (int i = 0; i < g->nloops; i++)
+        if (l->coef[i])
+            return 0;
+    return 1;
+}
+
+/* e as k + sum coef * loop variable, or -1 when it is not linear. */
+static int lin(Cg *g, const LExpr *e, Lin *out)
+{
+    Lin a, b;
+    int p;
+
+    memset(out, 0, sizeof *out);
+    switch (e->kind) {
+    case LE_INT:
+        out->k = e->ival;
+        return 0;
+    case LE_VAR:
+        if ((p = loop_of(g, e->var)) >= 0) {
+            out->coef[p] = 1;
+            return 0;
+        }
+        p = param_of(g, e->var);
+        if (p < 0 || !g->c->pknown[p])
+            return -1;
+        out->k = g->c->pval[p];
+        return 0;
+    case LE_CAST:
+        if (!dt_is_int(e->type.dt))
+            return -1;
+        return lin(g, e->a, out);
+    case LE_BINARY:
+        if (lin(g, e->a, &a) || lin(g, e->b, &b))
+            return -1;
+        if (e->op == LO_ADD || e->op == LO_SUB) {
+            int64_t sg = e->op == LO_ADD ? 1 : -1;
+            for (int i = 0; i < g->nloops; i++)
+                out->coef[i] = a.coef[i] + sg * b.coef[i];
+            out->k = a.k + sg * b.k;
+            return 0;
+        }
+        if (e->op == LO_MUL && (is_const(g, &a) || is_const(g, &b))) {
+            const Lin *x = is_const(g, &a) ? &b : &a;
+            int64_t f = is_const(g, &a) ? a.k : b.k;
+            for (int i = 0; i < g->nloops; i++)
+                out->coef[i] = x->coef[i] * f;
+            out->k = x->k * f;
+            return 0;
+        }
+        return -1;
+    default:
+        return -1;
+    }
+}
+
+/* The operand for a load of input `input` at l: an existing one or a
+ * new one.  -1 after reporting. */
+static int operand(Cg *g, int input, const Lin *l)
+{
+    AccCgProgram *p = g->p;
+    TlFunc *f = g->c->k->inputs[input];
+    const TlTensor *x = g->c->in[input];
+    int64_t lo = l->k, hi = l->k, prev = 0;
+    int direct, n = 0;
+
+    for (int i = 0; i < p->nins; i++) {
+        if (p->ins[i].input != input)
+            continue;
+        n++;
+        if (!memcmp(p->ins[i].coef, l->coef, sizeof l->coef) &&
+            p->ins[i].k == l->k)
+            return i;
+    }
+    direct = !memcmp(l->coef, g->store.coef, sizeof l->coef) && l->k == 0 &&
+             tl_tensor_numel(x) == p->nelems;
+    /* A broadcast reads a row-major sub-tensor: strides falling from
+     * the outer loops to the inner ones, inside the input. */
+    for (int i = g->nloops - 1; i >= 0 && !direct; i--) {
+        int64_t c = l->coef[i];
+        if (c < 0 || (c && c < prev))
+            return unsupported(g, "reads in another order than the "
+                                  "output's (a transpose or a gather)");
+        if (c)
+            prev = c;
+        hi += c * (p->ext[i] - 1);
+    }
+    if (!direct && (lo < 0 || hi >= tl_tensor_numel(x)))
+        return unsupported(g, "reads outside an input");
+    if (p->nins >= MAX_OPERANDS)
+        return unsupported(g, "more than 32 operands");
+    AccCgIn *in = &p->ins[p->nins];
+    memset(in, 0, sizeof *in);
+    in->name = n ? arena_printf(&g->s->arena, "%s_%d", f->name, n)
+                 : f->name;
+    in->input = input;
+    in->direct = direct;
+    memcpy(in->coef, l->coef, sizeof l->coef);
+    in->k = l->k;
+    return p->nins++;
+}
+
+/* Evaluates e into GRF temporary t (words 8t .. 8t+7 of r). */
+static int eval(Cg *g, const LExpr *e, int t)
+{
+    static const struct { LOp op; const char *name; } bins[] = {
+        {LO_ADD, "add"}, {LO_SUB, "sub"}, {LO_MUL, "mul"},
+        {LO_MIN, "min"}, {LO_MAX, "max"},
+    };
+    char what[120];
+    int p, lat = g->m->lat_grf > 1 ? g->m->lat_grf - 1 : 0;
+    Lin l;
+
+    if (e->type.lanes != 1)
+        return unsupported(g, "vector code (a cpu schedule's vectorize)");
+    if (e->type.dt != DT_F32) {
+        snprintf(what, sizeof what, "%s arithmetic (f32 only so far)",
+                 dt_name(e->type.dt));
+        return unsupported(g, what);
+    }
+    if (t >= MAX_TEMPS)
+        return unsupported(g, "expressions this deep");
+    switch (e->kind) {
+    case LE_LOAD:
+        p = param_of(g, e->var);
+        if (p < 0 || e->nargs != 1 || g->c->ck->params[p].kind != CGP_BUF)
+            return unsupported(g, "this read");
+        for (int i = 0; i < g->c->k->ninputs; i++)
+            if (g->c->k->inputs[i] == g->c->ck->params[p].f) {
+                int o;
+                if (lin(g, e->args[0], &l))
+                    return unsupported(g, "reads at computed indices");
+                if ((o = operand(g, i, &l)) < 0)
+                    return -1;
+                buf_printf(g->t, "mov.f32 lm0[%d+] -> r[%d+]\n", 8 * o,
+                           8 * t);
+                return 0;
+            }
+        return unsupported(g, "reads of stages or top-level tensors");
+    case LE_FLOAT:
+        if (!isfinite(e->fval))
+            return unsupported(g, "infinite or NaN constants");
+        buf_printf(g->t, "mov.f32 #%.17g -> r[%d+]\n", e->fval, 8 * t);
+        return 0;
+    case LE_UNARY:
+        if (e->op != LO_NEG)
+            break;
+        if (eval(g, e->a, t))
+            return -1;
+        buf_printf(g->t, "neg.f32 r[%d+] -> r[%d+]\n", 8 * t, 8 * t);
+        if (lat)
+            buf_printf(g->t, "nop/%d\n", lat);
+        return 0;
+    case LE_BINARY:
+        for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
+            if (bins[i].op != e->op)
+                continue;
+            if (eval(g, e->a, t) || eval(g, e->b, t + 1))
+                return -1;
+            buf_printf(g->t, "%s.f32 r[%d+], r[%d+] -> r[%d+]\n",
+                       bins[i].name, 8 * t, 8 * (t + 1), 8 * t);
+            if (lat)
+                buf_printf(g->t, "nop/%d\n", lat);
+            return 0;
+        }
+        snprintf(what, sizeof what, "the operator '%s'", lir_op_name(e->op));
+        return unsupported(g, what);
+    case LE_CALL:
+        snprintf(what, sizeof what, "the math function '%s'",
+                 lir_call_name(e->fn));
+        return unsupported(g, what);
+    case LE_SELECT:
+        return unsupported(g, "select");
+    case LE_CAST:
+        return unsupported(g, "casts");
+    default:
+        break;
+    }
+    return unsupported(g, "this expression");
+}
+
+/* Steps after a whole-group transfer of BM level k (down: dist, else
+ * gather) before its result may be read: its occupancy as the
+ * simulator counts it (docs/accel-asm.md, "Timing"), and the latency. */
+static int64_t settle(const AccMachine *m, int k, int down)
+{
+    int lv = acc_bm_level(m, k);
+    const AccLevel *l = &m->level[lv];
+    int xk = down ? ACC_XK_DIST : ACC_XK_GATHER;
+    double n = (double)acc_level_span(m, lv) * 4, child = 4;
+
+    if (k > 1)
+        child = (double)acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
+    return (int64_t)ceil(fmax(n / l->bw_bm[xk], child / l->bw_child[xk]) /
+                         m->step_cycles) + l->lat_steps + 1;
+}
+
+static void bm_name(char *buf, size_t n, int k)
+{
+    snprintf(buf, n, k == 1 ? "lb" : k == 2 ? "lc" : "b%d", k);
+}
+
+static void put_shape(TlBuf *b, int rank, const int64_t *shape)
+{
+    buf_puts(b, "f32[");
+    for (int i = 0; i < rank; i++)
+        buf_printf(b, "%s%lld", i ? "," : "", (long long)shape[i]);
+    buf_puts(b, "]");
+}
+
+/* The group loop: load every operand, compute, store. */
+static void emit_program(Cg *g, int64_t groups, int64_t gw)
+{
+    const AccMachine *m = g->m;
+    AccCgProgram *p = g->p;
+    TlBuf *o = &p->text;
+    int nbm = acc_bm_levels(m);
+    int64_t topw = acc_level_span(m, acc_bm_level(m, nbm)) * 4;
+    int64_t out = (int64_t)p->nins * groups * gw;
+    char b[16], c[16];
+
+    buf_printf(o, "# accel: kernel %s, %lld elements in %lld groups of "
+               "%lld long words\n", g->c->k->name, (long long)p->nelems,
+               (long long)groups, (long long)gw);
+    for (int i = 0; i < p->nins; i++) {
+        const TlTensor *x = g->c->in[p->ins[i].input];
+        buf_printf(o, ".input %s ", p->ins[i].name);
+        if (p->ins[i].direct)
+            put_shape(o, x->rank, x->shape);
+        else
+            put_shape(o, g->c->out_rank, g->c->out_shape);
+        buf_printf(o, " d[%lld]\n", (long long)(i * groups * gw));
+    }
+    buf_printf(o, ".output %s ", g->c->k->outputs[0]->name);
+    put_shape(o, g->c->out_rank, g->c->out_shape);
+    buf_printf(o, " d[%lld]\n.rep %lld\n", (long long)out,
+               (long long)groups);
+    bm_name(b, sizeof b, nbm);
+    for (int i = 0; i < p->nins; i++) {
+        int64_t base = i * groups * gw;
+        buf_printf(o, "dma.dist.t0 d[%lld + %%i * %lld : %lld + %%i * %lld]"
+                   " -> %s[0]\nwait t0\n", (long long)base, (long long)gw,
+                   (long long)(base + gw), (long long)gw, b);
+        for (int k = nbm; k >= 2; k--) {
+            bm_name(b, sizeof b, k);
+            bm_name(c, sizeof c, k - 1);
+            buf_printf(o, "dist.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", k, b,
+                       (long long)(acc_level_span(m, acc_bm_level(m, k)) *
+                                   4), c, (long long)settle(m, k, 1));
+        }
+        bm_name(b, sizeof b, nbm);
+        buf_printf(o, "dist.L1 lb[0] -> lm0[%d+]\nnop/%lld\n", 8 * i,
+                   (long long)settle(m, 1, 1));
+    }
+    buf_puts(o, g->t->s);
+    buf_printf(o, "mov.f32 r[0+] -> lm1[0+]\nnop/%d\n", m->lat_lm);
+    buf_printf(o, "gather.L1 lm1[0+] -> lb[0]\nnop/%lld\n",
+               (long long)settle(m, 1, 0));
+    for (int k = 2; k <= nbm; k++) {
+        bm_name(b, sizeof b, k);
+        bm_name(c, sizeof c, k - 1);
+        buf_printf(o, "gather.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", k, c,
+                   (long long)(acc_level_span(m, acc_bm_level(m, k - 1)) * 4),
+                   b, (long long)settle(m, k, 0));
+    }
+    buf_printf(o, "dma.gather.t0 %s[0:%lld] -> d[%lld + %%i * %lld]\n"
+               "wait t0\n.endrep\n", b, (long long)topw, (long long)out,
+               (long long)gw);
+}
+
+int acc_cg_elementwise(TlSession *s, const AccMachine *m,
+                       const AccCgCall *c, AccCgProgram *p, TlLoc loc)
+{
+    const LStmt *st = c->ck->fn->body;
+    TlBuf t;
+    Cg g;
+    Lin l;
+    int nbm = acc_bm_levels(m), par;
+    int64_t run = 1, pes = acc_machine_pes(m), gw, groups;
+
+    memset(p, 0, sizeof *p);
+    buf_init(&p->text);
+    p->ins = arena_alloc(&s->arena, MAX_OPERANDS * sizeof *p->ins);
+    memset(&g, 0, sizeof g);
+    g.s = s;
+    g.m = m;
+    g.c = c;
+    g.loc = loc;
+    g.p = p;
+    p->nelems = 1;
+    for (int i = 0; i < c->out_rank; i++)
+        p->nelems *= c->out_shape[i];
+    if (c->k->outputs[0]->dtype != DT_F32)
+        return unsupported(&g, "outputs of a type other than f32");
+    for (; st->kind == LS_FOR; st = st->body) {
+        if (st->loop != LP_SERIAL && st->loop != LP_PARALLEL)
+            return unsupported(&g, "the loops of a cpu schedule");
+        if (g.nloops == TL_MAX_RANK)
+            return unsupported(&g, "loop nests this deep");
+        if (lin(&g, st->a, &l) || !is_const(&g, &l) || l.k != 0 ||
+            lin(&g, st->b, &l) || !is_const(&g, &l))
+            return unsupported(&g, "loops with computed bounds");
+        p->ext[g.nloops] = l.k;
+        g.loops[g.nloops++] = st->var;
+    }
+    p->nloops = g.nloops;
+    if (st->kind == LS_IF)
+        return unsupported(&g, "guarded stores (a split's tail)");
+    if (st->kind != LS_STORE)
+        return unsupported(&g, "kernels with several stages or statements");
+    par = param_of(&g, st->var);
+    if (par < 0 || c->ck->params[par].kind != CGP_BUF ||
+        c->ck->params[par].f != c->k->outputs[0] || st->nargs != 1 ||
+        lin(&g, st->args[0], &g.store) || g.store.k != 0)
+        return unsupported(&g, "this store");
+    for (int i = g.nloops - 1; i >= 0; i--) {
+        if (p->ext[i] > 1 && g.store.coef[i] != run)
+            return unsupported(&g, "a loop order other than the output's");
+        run *= p->ext[i];
+    }
+    if (run != p->nelems)
+        return unsupported(&g, "a store that does not cover its output");
+    if (nbm < 1)
+        return unsupported(&g, "a machine without BM levels");
+    for (int k = 1; k <= nbm; k++) {
+        int lv = acc_bm_level(m, k);
+        if (acc_level_span(m, lv) * 4 > m->level[lv].bm_words)
+            return unsupported(&g, "a machine whose BMs hold less than 4 "
+                                   "long words per PE");
+    }
+    buf_init(&t);
+    g.t = &t;
+    if (eval(&g, st->a, 0)) {
+        buf_free(&t);
+        return -1;
+    }
+    gw = pes * 4;
+    groups = (p->nelems + 2 * gw - 1) / (2 * gw);
+    if (groups == 0)
+        groups = 1;
+    if ((p->nins + 1) * groups * gw > m->dram_words) {
+        buf_free(&t);
+        return unsupported(&g, "tensors larger than the machine's DRAM");
+    }
+    emit_program(&g, groups, gw);
+    buf_free(&t);
+    return 0;
+}

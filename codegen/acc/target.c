@@ -1,0 +1,277 @@
+/*
+ * target.c - the `accel` target: a runner with itp_call_kernel's
+ * contract that lowers the kernel to loop IR (codegen/lower.c), compiles
+ * it to TAM assembly (cg_*.c), assembles it and runs it on the
+ * simulator with the call's inputs.  The machine is TDSL_MACHINE (a
+ * built-in name or a machine file), else `test`.
+ *
+ * Like the cpu runner, when the arguments are wrong (a dtype, a rank, a
+ * shape) it has the interpreter run the call, only to report the error
+ * the interpreter reports.  With TDSL_DEBUG containing "accel" the
+ * program is printed to stderr.
+ */
+#include "codegen/acc/cg_int.h"
+#include "interp/interp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int report(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                  const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+{
+    int rc = itp_call_kernel(rt, k, in, sc, out, call_loc);
+
+    if (rc == 0)
+        tl_internal_error(__FILE__, __LINE__,
+                          "accel backend refused a call of '%s' that the "
+                          "interpreter runs", k->name);
+    return rc;
+}
+
+typedef struct Sizes {
+    TlKernelInfo *k;
+    int64_t *v;
+} Sizes;
+
+static int lookup(void *ctx, const TlVar *var, int64_t *out)
+{
+    Sizes *z = ctx;
+
+    for (int i = 0; i < z->k->nsizes; i++)
+        if (z->k->sizes[i] == var) {
+            *out = z->v[i];
+            return 0;
+        }
+    return -1;
+}
+
+static int find(TlFunc *const *fs, int n, const TlFunc *f)
+{
+    for (int i = 0; i < n; i++)
+        if (fs[i] == f)
+            return i;
+    return -1;
+}
+
+/* What this first route cannot take, before lowering: NULL if none;
+ * *at is moved to the construct when it has a place. */
+static const char *unsupported_kernel(const TlKernelInfo *k, TlLoc *at)
+{
+    for (int i = 0; i < k->nfuncs; i++)
+        if (k->funcs[i]->nreds > 0) {
+            *at = k->funcs[i]->reds[0]->expr->loc;
+            return "reductions";
+        }
+    if (k->nscalars)
+        return "kernels with scalar parameters";
+    if (k->ncalls)
+        return "calls of other kernels";
+    if (k->nconsts)
+        return "kernels that read top-level tensors";
+    if (k->noutputs != 1)
+        return "kernels with several outputs";
+    if (k->nfuncs != 1)
+        return "kernels with intermediate stages";
+    return NULL;
+}
+
+static const AccMachine *machine(TlSession *s, TlLoc loc)
+{
+    const char *spec = getenv("TDSL_MACHINE");
+    const AccMachine *m;
+    TlBuf err;
+
+    if (!spec || !*spec)
+        spec = "test";
+    buf_init(&err);
+    m = acc_machine_get(s, spec, &err);
+    if (!m)
+        diag_error(s, loc, DIAG_ACC_MACHINE, err.s);
+    buf_free(&err);
+    return m;
+}
+
+/* Input i gathered to the output's shape (a broadcast operand). */
+static TlTensor *expand(const AccCgProgram *p, const AccCgIn *ci,
+                        const TlTensor *x, int rank, const int64_t *shape)
+{
+    TlTensor *t = tl_tensor_new(DT_F32, rank, shape, NULL, 0);
+    const char *src = x->data;
+    char *dst = t->data;
+    int64_t v[TL_MAX_RANK];
+
+    memset(v, 0, sizeof v);
+    for (int64_t e = 0; e < p->nelems; e++) {
+        int64_t at = ci->k;
+        for (int l = 0; l < p->nloops; l++)
+            at += ci->coef[l] * v[l];
+        memcpy(dst + 4 * e, src + 4 * at, 4);
+        for (int l = p->nloops - 1; l >= 0; l--) {
+            if (++v[l] < p->ext[l])
+                break;
+            v[l] = 0;
+        }
+    }
+    return t;
+}
+
+/* Assembles and runs p; the output in *out. */
+static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                    const AccCgProgram *p, TlTensor *const *packed,
+                    int rank, const int64_t *shape, TlTensor **out,
+                    TlLoc loc)
+{
+    const char *dbg = getenv("TDSL_DEBUG");
+    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
+    int file = tl_add_source(s, name, p->text.s, p->text.len);
+    AccProgram *prog;
+    AccSim *sim;
+    TlBuf err;
+    int rc = -1;
+
+    if (dbg && strstr(dbg, "accel"))
+        fputs(p->text.s, stderr);
+    prog = acc_assemble(s, file, m, 1);
+    if (!prog)
+        tl_internal_error(__FILE__, __LINE__, "the accel program of '%s' "
+                          "does not assemble", k->name);
+    buf_init(&err);
+    sim = acc_sim_new(s, prog, 1);
+    for (int i = 0; i < p->nins; i++) {
+        const AccCgIn *ci = &p->ins[i];
+        TlTensor *t = ci->direct
+                          ? tl_tensor_ref(packed[ci->input])
+                          : expand(p, ci, packed[ci->input], rank, shape);
+        int bad = acc_sim_set_input(sim, ci->name, t, &err);
+        tl_tensor_unref(t);
+        if (bad)
+            tl_internal_error(__FILE__, __LINE__, "accel input: %s", err.s);
+    }
+    if (acc_sim_run(sim) == 0) {
+        *out = acc_sim_get_output(sim, k->outputs[0]->name, &err);
+        if (!*out)
+            tl_internal_error(__FILE__, __LINE__, "accel output: %s", err.s);
+        rc = 0;
+    } else {
+        diag_note(s, loc, "while the simulator ran '%s'", k->name);
+    }
+    acc_sim_free(sim);
+    buf_free(&err);
+    return rc;
+}
+
+static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                     const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+{
+    TlSession *s = rt->s;
+    const char *why;
+    const AccMachine *m;
+    CgKernel *ck;
+    TlFunc *of;
+    TlLoc at;
+    TlTensor **packed;
+    int64_t oshape[TL_MAX_RANK], *pval;
+    int *pknown, rc = -1, bad = 0;
+    Sizes z;
+    AccCgCall c;
+    AccCgProgram p;
+
+    TL_ASSERT(k->ok);
+    for (int i = 0; i < k->noutputs; i++)
+        out[i] = NULL;
+    for (int i = 0; i < k->ninputs; i++)
+        if (in[i]->dtype != k->inputs[i]->dtype ||
+            in[i]->rank != k->inputs[i]->rank)
+            return report(rt, k, in, sc, out, call_loc);
+    at = call_loc;
+    if ((why = unsupported_kernel(k, &at))) {
+        diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED, why);
+        if (at.file != call_loc.file || at.line != call_loc.line ||
+            at.col != call_loc.col)
+            diag_note(s, call_loc, "in this call of '%s'", k->name);
+        return -1;
+    }
+    of = k->outputs[0];
+    z.k = k;
+    z.v = tl_xcalloc((size_t)k->nsizes + 1, sizeof *z.v);
+    for (int i = 0; i < k->nsizes; i++) {
+        TlVar *v = k->sizes[i];
+        int x = find(k->inputs, k->ninputs, v->bound_by);
+        TL_ASSERT(x >= 0 && v->bound_axis < in[x]->rank);
+        z.v[i] = in[x]->shape[v->bound_axis];
+    }
+    for (int i = 0; i < k->ninputs && !bad; i++)
+        for (int j = 0; j < in[i]->rank && !bad; j++) {
+            int64_t want;
+            const TlSymExpr *e = k->inputs[i]->axes[j].extent;
+            bad = e && (tl_sym_eval(e, lookup, &z, &want) ||
+                        want != in[i]->shape[j]);
+        }
+    for (int j = 0; j < of->rank && !bad; j++)
+        bad = tl_sym_eval(of->axes[j].extent, lookup, &z, &oshape[j]) ||
+              oshape[j] < 0;
+    if (bad) {
+        free(z.v);
+        return report(rt, k, in, sc, out, call_loc);
+    }
+    if (!(m = machine(s, call_loc))) {
+        free(z.v);
+        return -1;
+    }
+    if (!(ck = cg_lower_kernel(s, k))) {
+        free(z.v);
+        diag_note(s, call_loc, "in this call of '%s'", k->name);
+        return -1;
+    }
+
+    packed = tl_xcalloc((size_t)k->ninputs + 1, sizeof *packed);
+    for (int i = 0; i < k->ninputs; i++)
+        packed[i] = tl_tensor_contiguous(in[i]);
+    pval = tl_xcalloc((size_t)ck->nparams + 1, sizeof *pval);
+    pknown = tl_xcalloc((size_t)ck->nparams + 1, sizeof *pknown);
+    for (int i = 0; i < ck->nparams; i++) {
+        const CgParam *cp = &ck->params[i];
+        int x = cp->f ? find(k->inputs, k->ninputs, cp->f) : -1;
+        int rank = x >= 0 ? in[x]->rank : of->rank;
+        const int64_t *shape = x >= 0 ? in[x]->shape : oshape;
+        if (cp->f && x < 0 && cp->f != of)
+            continue;
+        if (cp->kind == CGP_EXTENT) {
+            pval[i] = shape[cp->axis];
+        } else if (cp->kind == CGP_STRIDE) {
+            pval[i] = 1;
+            for (int j = cp->axis + 1; j < rank; j++)
+                pval[i] *= shape[j];
+        } else if (cp->kind == CGP_SIZE) {
+            lookup(&z, cp->var, &pval[i]);
+        } else {
+            continue;
+        }
+        pknown[i] = 1;
+    }
+    c.ck = ck;
+    c.pval = pval;
+    c.pknown = pknown;
+    c.k = k;
+    c.in = packed;
+    c.out_rank = of->rank;
+    c.out_shape = oshape;
+    /* Its errors are at the call itself: no note. */
+    if (acc_cg_elementwise(s, m, &c, &p, call_loc) == 0)
+        rc = simulate(s, k, m, &p, packed, of->rank, oshape, &out[0],
+                      call_loc);
+    buf_free(&p.text);
+    for (int i = 0; i < k->ninputs; i++)
+        tl_tensor_unref(packed[i]);
+    free(packed);
+    free(pval);
+    free(pknown);
+    free(z.v);
+    return rc;
+}
+
+void acc_cg_register_target(void)
+{
+    itp_register_target("accel", run_accel);
+}
