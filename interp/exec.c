@@ -29,6 +29,7 @@ enum { MAX_TARGETS = 8 };
 static struct {
     const char *name;
     TlTargetRunner fn;
+    TlTargetReport report;
 } targets[MAX_TARGETS];
 
 void itp_register_target(const char *target, TlTargetRunner fn)
@@ -38,8 +39,10 @@ void itp_register_target(const char *target, TlTargetRunner fn)
     for (int i = 0; i < MAX_TARGETS; i++) {
         if (targets[i].name && !strcmp(targets[i].name, target)) {
             targets[i].fn = fn;
-            if (!fn)
+            if (!fn) {
                 targets[i].name = NULL;
+                targets[i].report = NULL;
+            }
             return;
         }
         if (!targets[i].name && free_slot < 0)
@@ -50,6 +53,24 @@ void itp_register_target(const char *target, TlTargetRunner fn)
         targets[free_slot].name = target;
         targets[free_slot].fn = fn;
     }
+}
+
+void itp_register_target_report(const char *target, TlTargetReport fn)
+{
+    for (int i = 0; i < MAX_TARGETS; i++)
+        if (targets[i].name && !strcmp(targets[i].name, target)) {
+            targets[i].report = fn;
+            return;
+        }
+    TL_ASSERT(!"itp_register_target_report: target not registered");
+}
+
+static TlTargetReport target_report(const char *target)
+{
+    for (int i = 0; target && i < MAX_TARGETS; i++)
+        if (targets[i].name && !strcmp(targets[i].name, target))
+            return targets[i].report;
+    return NULL;
 }
 
 TlTargetRunner itp_target_runner(const char *target)
@@ -1061,9 +1082,25 @@ static int exec_time(TlInterp *ip, TlStmt *st)
     double first, *runs;
     int n;
     TlBuf b;
+    TlTargetReport rep;
 
+    /* A simulated target's cost is the same every run: report it. */
+    rep = target_report(st->value->kind == EX_ON ? st->value->str
+                                                 : ip->target);
+    if (rep)
+        rep(NULL);
     if (timed(ip, st->value, &first) < 0)
         return -1;
+    buf_init(&b);
+    buf_puts(&b, "time ");
+    ast_print_expr(&b, st->value);
+    buf_puts(&b, ": ");
+    if (rep && rep(&b)) {
+        put(ip, &b);
+        buf_free(&b);
+        return 0;
+    }
+    buf_free(&b);
     n = first >= 1.0 ? 0 : first * 1000 <= 1.0 ? 1000 : (int)(1.0 / first);
     runs = tl_xcalloc((size_t)n + 1, sizeof *runs);
     runs[0] = first;

@@ -347,6 +347,14 @@ typedef int (*TlTargetRunner)(TlRuntime *rt, TlKernelInfo *k,
 void itp_register_target(const char *target, TlTargetRunner fn);
 /* The runner of target, or NULL. */
 TlTargetRunner itp_target_runner(const char *target);
+/* A target whose runs have a cost of their own, reproducible (the
+ * accelerator simulator's cycles), reports it for `time`: fn appends
+ * the report of its last kernel run to out and returns 1, or returns 0
+ * when it has none (`time` then measures wall-clock time); fn(NULL)
+ * forgets the last run, so that a report is of the timed one.  target
+ * must be registered; removing the target removes its report. */
+typedef int (*TlTargetReport)(TlBuf *out);
+void itp_register_target_report(const char *target, TlTargetReport fn);
 
 /* The generator of rand(dtype, shape, seed = s), the same on every
  * platform.  Element k of t in row-major order (k = 0, 1, ...) takes

@@ -20,7 +20,9 @@
  * word 8*t, auto-stride so each op covers the PE's 4 long words), the
  * result is copied to lm1[0] and stored.  Nothing overlaps yet
  * (TODO(issue 6): double-buffer the DMA and tree transfers under the
- * vector ops of the previous group).
+ * vector ops of the previous group).  The padding lanes of the last
+ * group are computed and counted as useful FLOPs (TODO(issue 6): write
+ * masks from `$gpe` compares, or tag them as padding).
  */
 #include "codegen/acc/cg_int.h"
 

@@ -17,6 +17,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The simulator's statistics of the last run, for `time`. */
+static TlBuf last_stats;
+static int have_last;
+
+static int report_last(TlBuf *out)
+{
+    const char *p = last_stats.s;
+
+    if (!out) {
+        have_last = 0;
+        return 0;
+    }
+    if (!have_last)
+        return 0;
+    buf_puts(out, "simulated\n");
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        buf_puts(out, "    ");
+        buf_putn(out, p, n);
+        p += n;
+    }
+    return 1;
+}
+
 static int report(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
                   const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
 {
@@ -152,6 +177,10 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         *out = acc_sim_get_output(sim, k->outputs[0]->name, &err);
         if (!*out)
             tl_internal_error(__FILE__, __LINE__, "accel output: %s", err.s);
+        buf_free(&last_stats);
+        buf_init(&last_stats);
+        acc_sim_print_stats(&last_stats, sim);
+        have_last = last_stats.len > 0;
         rc = 0;
     } else {
         diag_note(s, loc, "while the simulator ran '%s'", k->name);
@@ -274,4 +303,5 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
 void acc_cg_register_target(void)
 {
     itp_register_target("accel", run_accel);
+    itp_register_target_report("accel", report_last);
 }
