@@ -261,10 +261,10 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
          * (not the kernel's output) may be inlined into its readers. */
         out_of_call = fn->kind == FN_OUTPUT && fi->alias >= 0 &&
                       L->fs[fi->alias].need_alloc;
-        if (fn->kind != FN_OUTPUT &&
+        if (fn->kind != FN_OUTPUT && !L->plain &&
             cg_sched_at(k, L->path, L->npath, fn))
             cg_at_region(L, fn, fi);
-        if (cg_sched_names_rvar(k, L->path, L->npath, fn)) {
+        if (!L->plain && cg_sched_names_rvar(k, L->path, L->npath, fn)) {
             red = fn->nreds == 1 ? fn->reds[0] : NULL;
             if (!red || red->expr->dtype != fn->dtype ||
                 red->nrvars > 26 ||
@@ -277,7 +277,8 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
         cg_default_nest(L, fn, fi, &nest, red);
         nest.call_out = out_of_call;
         if (fn->rank > CG_MAX_LOOPS ||
-            cg_sched_nest(s, k, L->path, L->npath, fn, &nest)) {
+            (!L->plain &&
+             cg_sched_nest(s, k, L->path, L->npath, fn, &nest))) {
             L->failed = 1;
             break;
         }
@@ -356,7 +357,7 @@ static void legal_names(TlSession *s, LFunc *f)
     lir_visit_stmt(&v, f->body);
 }
 
-CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
+static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
 {
     Lw L;
     SList top = {0};
@@ -367,7 +368,8 @@ CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
     memset(&L, 0, sizeof L);
     L.s = s;
     L.k = k;
-    if (cg_sched_check(s, k))
+    L.plain = plain;
+    if (!plain && cg_sched_check(s, k))
         return NULL;
     for (int i = 0; i < k->nsizes; i++) {
         TlVar *v = k->sizes[i];
@@ -422,4 +424,14 @@ CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
     free(L.done);
     free(L.done_ctx);
     return ck;
+}
+
+CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k)
+{
+    return lower_kernel(s, k, 0);
+}
+
+CgKernel *cg_lower_kernel_plain(TlSession *s, TlKernelInfo *k)
+{
+    return lower_kernel(s, k, 1);
 }

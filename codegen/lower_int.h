@@ -75,6 +75,7 @@ typedef struct Lw {
     LExpr *red_val;         /* ... red_sub reads as this */
     int uniq;
     int failed;
+    int plain;              /* no cpu schedule, not even the default */
 } Lw;
 
 static inline LExpr *i64c(Lw *L, int64_t v)

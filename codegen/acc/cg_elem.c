@@ -190,7 +190,7 @@ static int eval(Cg *g, const LExpr *e, int t)
     Lin l;
 
     if (e->type.lanes != 1)
-        return unsupported(g, "vector code (a cpu schedule's vectorize)");
+        return unsupported(g, "vector code");
     if (e->type.dt != DT_F32) {
         snprintf(what, sizeof what, "%s arithmetic (f32 only so far)",
                  dt_name(e->type.dt));
@@ -372,7 +372,7 @@ int acc_cg_elementwise(TlSession *s, const AccMachine *m,
         return unsupported(&g, "outputs of a type other than f32");
     for (; st->kind == LS_FOR; st = st->body) {
         if (st->loop != LP_SERIAL && st->loop != LP_PARALLEL)
-            return unsupported(&g, "the loops of a cpu schedule");
+            return unsupported(&g, "vectorized or unrolled loops");
         if (g.nloops == TL_MAX_RANK)
             return unsupported(&g, "loop nests this deep");
         if (lin(&g, st->a, &l) || !is_const(&g, &l) || l.k != 0 ||

@@ -1,8 +1,9 @@
 /*
  * target.c - the `accel` target: a runner with itp_call_kernel's
- * contract that lowers the kernel to loop IR (codegen/lower.c), compiles
- * it to TAM assembly (cg_*.c), assembles it and runs it on the
- * simulator with the call's inputs.  The machine is TDSL_MACHINE (a
+ * contract that lowers the kernel to loop IR without the cpu schedule
+ * (codegen/lower.c; accel schedules are TODO(issue 6)), compiles it to
+ * TAM assembly (cg_*.c), assembles it and runs it on the simulator
+ * with the call's inputs.  The machine is TDSL_MACHINE (a
  * built-in name or a machine file), else `test`.
  *
  * Like the cpu runner, when the arguments are wrong (a dtype, a rank, a
@@ -248,7 +249,7 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         free(z.v);
         return -1;
     }
-    if (!(ck = cg_lower_kernel(s, k))) {
+    if (!(ck = cg_lower_kernel_plain(s, k))) {
         free(z.v);
         diag_note(s, call_loc, "in this call of '%s'", k->name);
         return -1;

@@ -47,6 +47,10 @@ typedef struct CgKernel {
 /* lower.c: the kernel with its cpu schedule (default when none), or
  * NULL after reporting why it cannot be compiled yet. */
 TL_INTERNAL CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k);
+/* The same without any cpu schedule, not even the default one: every
+ * stage computed at root in row-major loops (what the accel target
+ * starts from). */
+TL_INTERNAL CgKernel *cg_lower_kernel_plain(TlSession *s, TlKernelInfo *k);
 
 /* sched_apply.c: reports what of k's cpu schedule the backend does not
  * apply at all yet (layouts, stages inside calls); returns the number
