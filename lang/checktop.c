@@ -314,8 +314,12 @@ static TVal top_index(Chk *c, TlExpr *e)
     if (b.kind == TV_ERR)
         return err;
     if (b.kind != TV_VALUE || b.rank == 0) {
-        diag_error(c->s, e->a->loc, DIAG_NOT_INDEXABLE, name,
-                   b.kind == TV_VALUE ? "scalar" : describe(c, b));
+        const char *what = b.kind == TV_VALUE ? "scalar" : describe(c, b);
+
+        /* The message supplies its own article: "is a dtype". */
+        if (!strncmp(what, "a ", 2))
+            what += 2;
+        diag_error(c->s, e->a->loc, DIAG_NOT_INDEXABLE, name, what);
         return err;
     }
     if (b.rank > 0 && b.rank != e->args.n) {
