@@ -435,7 +435,8 @@ LStmt *lir_substitute(TlSession *s, LStmt *in, const LVar *var, LExpr *e);
  * decides comparisons, min and max from the value ranges of loop
  * variables, removes loops with no iteration, replaces loops with one
  * iteration by their body, removes `if` on constant conditions, unused
- * lets and allocations, substitutes lets of constants and variables
+ * lets and allocations (and allocations only stored into, with their
+ * stores), substitutes lets of constants and variables
  * everywhere and lets used once (outside any loop, without loads) at
  * their use.  Requires st to pass lir_verify (within its function);
  * guarantees the result does too, and returns st itself when nothing

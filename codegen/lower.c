@@ -32,6 +32,7 @@
  */
 #include "codegen/lower_int.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,37 @@ void cg_unsupported(Lw *L, TlLoc loc, const char *what)
  * and index variables are not written with two leading underscores). */
 const char *cg_fresh(Lw *L, const char *base)
 {
-    return arena_printf(&L->s->arena, "%s.__%d", base, ++L->uniq);
+    return arena_printf(&L->s->arena, "%s.__%d", cg_ident(L->s, base),
+                        ++L->uniq);
+}
+
+const char *cg_ident(TlSession *ses, const char *s)
+{
+    TlBuf b;
+    const char *r;
+    int start = 1;
+
+    buf_init(&b);
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        int next = isalnum((unsigned char)p[1]) || p[1] == '_';
+        if (c == '.' && !start && next) {
+            buf_putc(&b, '.');
+            start = 1;
+            continue;
+        }
+        if (!isalnum(c) && c != '_')
+            c = '_';
+        if (start && isdigit(c))
+            buf_putc(&b, '_');
+        buf_putc(&b, (char)c);
+        start = 0;
+    }
+    if (!b.len)
+        buf_putc(&b, '_');
+    r = arena_strdup(&ses->arena, b.s);
+    buf_free(&b);
+    return r;
 }
 
 static LVar *add_param(Lw *L, LVar *v, CgParamKind kind, TlFunc *f,
@@ -144,10 +175,17 @@ static void extern_tensor(Lw *L, TlFunc *f, const char *what)
                           t);
         LVar *st = lir_var(L->s, arena_printf(&L->s->arena, "%s.s%d", base,
                                               j), t);
+        int64_t c;
         add_param(L, e, CGP_EXTENT, f, j, NULL);
         add_param(L, st, CGP_STRIDE, f, j, NULL);
         fi->lo[j] = fi->rlo[j] = i64c(L, 0);
-        fi->ext[j] = fi->rext[j] = lir_ref(L->s, e);
+        /* An extent written as a number is that number (the runner
+         * checks the tensors), so that the C compiler sees the bounds
+         * the buffers were sized with (else -Warray-bounds can fire
+         * on a guarded tail). */
+        fi->ext[j] = fi->rext[j] =
+            f->axes[j].extent && tl_sym_const(f->axes[j].extent, &c)
+                ? i64c(L, c) : lir_ref(L->s, e);
         /* The runner passes packed tensors (target.c): the last
          * stride is 1, which makes vector accesses contiguous. */
         fi->stride[j] = j == f->rank - 1 ? i64c(L, 1) : lir_ref(L->s, st);
@@ -161,7 +199,8 @@ static void scalars(Lw *L, SList *out)
 
     for (int i = 0; i < k->nscalars; i++) {
         TlVar *v = k->scalars[i];
-        const char *base = arena_printf(&L->s->arena, "sc.%s", v->name);
+        const char *base = cg_ident(L->s, arena_printf(&L->s->arena,
+                                                       "sc.%s", v->name));
         TlDType pdt = dt_is_float(v->dtype) ? DT_F64 : DT_I64;
         LVar *arg = add_param(L, lir_var(L->s, arena_printf(&L->s->arena,
                               "%s.arg", base), lir_type(pdt, 1)),
@@ -373,8 +412,9 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
         return NULL;
     for (int i = 0; i < k->nsizes; i++) {
         TlVar *v = k->sizes[i];
-        cg_map_var(&L, v, add_param(&L, lir_var(s, arena_printf(&s->arena,
-                                 "sz.%s", v->name), lir_type(DT_I32, 1)),
+        cg_map_var(&L, v, add_param(&L, lir_var(s, cg_ident(s,
+                                 arena_printf(&s->arena, "sz.%s", v->name)),
+                                 lir_type(DT_I32, 1)),
                                  CGP_SIZE, NULL, 0, v));
     }
     for (int i = 0; i < k->ninputs; i++)

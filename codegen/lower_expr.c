@@ -102,6 +102,29 @@ static LExpr *in_range(Lw *L, FInfo *fi, int rank, LExpr **idx)
     return ok ? ok : lir_bool(L->s, 1);
 }
 
+/* select(cond, a, b) where a needs statements pa and b needs pb
+ * (lets, reductions), each run only when its side is chosen: under
+ * `if cond ... else ...`, where their names are in scope, each side
+ * storing its value into a one-element buffer made before, which is
+ * then read.  A plain select when neither needs statements. */
+static LExpr *lazy_select(Lw *L, SList *pre, LExpr *cond, SList *pa,
+                          LExpr *a, SList *pb, LExpr *b)
+{
+    LVar *tmp;
+    LExpr *z = i64c(L, 0);
+
+    if (!pa->n && !pb->n)
+        return lir_select(L->s, cond, a, b);
+    tmp = lir_buffer(L->s, cg_fresh(L, "sel"), a->type.dt);
+    cg_sl_add(pre, lir_alloc(L->s, tmp, LM_STACK, &(LExpr *){i64c(L, 1)},
+                             1));
+    cg_sl_add(pa, lir_store(L->s, tmp, &z, 1, a));
+    cg_sl_add(pb, lir_store(L->s, tmp, &z, 1, b));
+    cg_sl_add(pre, lir_if(L->s, cond, cg_sl_done(L, pa),
+                          cg_sl_done(L, pb)));
+    return lir_load(L->s, tmp, &z, 1);
+}
+
 /* A read of a compute_inline stage: its value with its index
  * variables bound to the read's indices (lets in pre). */
 static LExpr *inline_read(Lw *L, TlExpr *e, TlFunc *f, FInfo *fi,
@@ -137,14 +160,15 @@ static LExpr *inline_read(Lw *L, TlExpr *e, TlFunc *f, FInfo *fi,
     if (r->mode == READ_ZERO_PAD) {
         /* Lazy like a select: the value's statements run in range. */
         ok = in_range(L, fi, f->rank, idx);
+        SList none = {0};
         val = to_dt(L, f->dtype, cg_lower_expr(L, vf->value, &p));
-        if (p.n)
-            cg_sl_add(pre, lir_if(L->s, ok, cg_sl_done(L, &p), NULL));
+        val = lazy_select(L, pre, ok, &p, val, &none,
+                          lir_const(L->s, lir_type(f->dtype, 1), 0));
         free(p.v);
+        free(none.v);
         L->nvars = saved;
         L->ctx = ctx;
-        return lir_select(L->s, ok, val,
-                          lir_const(L->s, lir_type(f->dtype, 1), 0));
+        return val;
     }
     if (r->check && r->mode == READ_PLAIN) {
         LExpr *z = i64c(L, 0);
@@ -208,7 +232,15 @@ LExpr *cg_red_identity(Lw *L, TlExpr *e, TlReduce *red, TlDType dt)
     int up = red->op == RD_MAX;
 
     switch (red->op) {
-    case RD_SUM: init = lir_const(L->s, t, 0); break;
+    case RD_SUM:
+        /* The interpreter starts a sum at its first term, so a sum of
+         * -0.0 terms is -0.0; -0.0 is the float identity that gives
+         * the same bits (+0.0 would give +0.0).  TODO(issue 4): over
+         * an empty range this gives -0.0 where the interpreter gives
+         * the identity +0.0 of SPEC 7.6. */
+        init = dt_is_float(dt) ? lir_float(L->s, dt, -0.0)
+                               : lir_const(L->s, t, 0);
+        break;
     case RD_PROD: init = lir_const(L->s, t, 1); break;
     case RD_MAX:
     case RD_MIN:
@@ -289,14 +321,10 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
         SList p1 = {0}, p2 = {0};
         a[1] = cg_lower_expr(L, e->args.v[1], &p1);
         a[2] = cg_lower_expr(L, e->args.v[2], &p2);
-        if (p1.n)
-            cg_sl_add(pre, lir_if(L->s, c, cg_sl_done(L, &p1), NULL));
-        if (p2.n)
-            cg_sl_add(pre, lir_if(L->s, lir_unary(L->s, LO_NOT, c),
-                               cg_sl_done(L, &p2), NULL));
+        a[0] = lazy_select(L, pre, c, &p1, a[1], &p2, a[2]);
         free(p1.v);
         free(p2.v);
-        return lir_select(L->s, c, a[1], a[2]);
+        return a[0];
     }
     for (int i = 0; i < n; i++)
         a[i] = cg_lower_expr(L, e->args.v[i], pre);

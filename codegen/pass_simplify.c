@@ -1173,7 +1173,35 @@ static int flattens(const LStmt *st)
     return 1;
 }
 
-/* Removes lets and allocs nobody uses, and moves lets used once to
+/* Whether buffer v is loaded from, and a rewriter that drops the
+ * stores into it: a buffer only written to can go, with its stores
+ * (expressions have no effects). */
+static int load_of(LVisitor *v, const LExpr *e)
+{
+    if (e->kind == LE_LOAD && e->var == ((const LVar **)v->ctx)[0])
+        ((const LVar **)v->ctx)[1] = e->var;
+    return 1;
+}
+
+static int loaded(const LVar *buf, LStmt *const *items, int n)
+{
+    const LVar *st[2] = {buf, NULL};
+    LVisitor v = {st, load_of, NULL};
+
+    for (int i = 0; i < n && !st[1]; i++)
+        lir_visit_stmt(&v, items[i]);
+    return st[1] != NULL;
+}
+
+static LStmt *drop_store(LMutator *m, LStmt *st)
+{
+    if (st->var == m->ctx)
+        return lir_nop(m->s);
+    return st;
+}
+
+/* Removes lets and allocs nobody uses (a buffer nobody loads from,
+ * with its stores), and moves lets used once to
  * their use (movable()); items[*n] is changed in place.  Returns
  * whether anything changed. */
 static int sweep(Simp *S, LStmt **items, int *n)
@@ -1191,6 +1219,17 @@ static int sweep(Simp *S, LStmt **items, int *n)
             movable(st, items + k + 1, *n - k - 1)) {
             for (j = k + 1; j < *n; j++)
                 items[j] = lir_substitute(S->s, items[j], st->var, st->a);
+            uses = 0;
+        }
+        if (uses && st->kind == LS_ALLOC &&
+            !loaded(st->var, items + k + 1, *n - k - 1)) {
+            LMutator m;
+            memset(&m, 0, sizeof m);
+            m.s = S->s;
+            m.ctx = st->var;
+            m.stmt[LS_STORE] = drop_store;
+            for (j = k + 1; j < *n; j++)
+                items[j] = lir_mutate_stmt(&m, items[j]);
             uses = 0;
         }
         if (uses == 0) {

@@ -58,8 +58,9 @@ static int loop_arg(Ap *a, const TlSchedArg *arg)
 
 static LVar *new_var(Ap *a, const char *name)
 {
-    return lir_var(a->s, arena_printf(&a->s->arena, "%s.%s.l%d", a->f->name,
-                                      name, ++a->n->uniq),
+    return lir_var(a->s, cg_ident(a->s, arena_printf(&a->s->arena,
+                                  "%s.%s.l%d", a->f->name, name,
+                                  ++a->n->uniq)),
                    lir_type(DT_I32, 1));
 }
 
@@ -323,6 +324,20 @@ static int rvar_order(Ap *a)
     return 0;
 }
 
+/* OpenMP cannot start threads inside a `simd` loop: a parallel loop
+ * must not be nested in a vectorized one. */
+static int parallel_in_vector(Ap *a)
+{
+    int vec = 0;
+
+    for (int i = 0; i < a->n->nloops; i++) {
+        if (a->n->loops[i].kind == LP_PARALLEL && vec)
+            return refuse(a, "a parallel loop inside a vectorized loop");
+        vec |= a->n->loops[i].kind == LP_VECTORIZED;
+    }
+    return 0;
+}
+
 static const TlSchedInfo *cpu_schedule(const TlKernelInfo *k)
 {
     for (int i = 0; i < k->nschedules; i++) {
@@ -417,7 +432,7 @@ int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
             if (n->inline_ && a.d->kind != SD_COMPUTE_INLINE)
                 return refuse(&a, arena_printf(&s->arena, "'%s' after "
                               "'compute_inline'", a.d->name));
-            if (apply(&a) || rvar_order(&a))
+            if (apply(&a) || rvar_order(&a) || parallel_in_vector(&a))
                 return -1;
         }
     }
