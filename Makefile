@@ -50,6 +50,10 @@ GEN_OBJ = $(GEN_SRC:.c=.o)
 CLI_OBJ = $(CLI_SRC:%.c=build/obj/%.o)
 UNIT_OBJ = $(UNIT_SRC:%.c=build/obj/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+# The random differential test: one program from tests/random/*.c.
+RANDOM_SRC = $(wildcard tests/random/*.c)
+RANDOM_OBJ = $(RANDOM_SRC:%.c=build/obj/%.o)
+RANDOM_BIN = $(if $(RANDOM_SRC),build/tests/random)
 # Only the programs that link libtdsl; bench/run.sh builds the peers
 # (peak.c, openblas_sgemm.c, halide/*.cpp) with their own flags.
 # bench/tdsl_bench.c joins this list once the cpu target exists.
@@ -91,7 +95,8 @@ all: $(LIB) tdsl
 # Every compile waits for the generated headers (the lexer needs the
 # token codes in grammar.h); after the first build -MMD tracks the
 # real dependencies.  config.mk and config.h changing rebuilds all.
-$(LIB_OBJ) $(CLI_OBJ) $(UNIT_OBJ) $(BENCH_OBJ): build/obj/%.o: %.c \
+$(LIB_OBJ) $(CLI_OBJ) $(UNIT_OBJ) $(BENCH_OBJ) $(RANDOM_OBJ): \
+build/obj/%.o: %.c \
                                    config.mk config.h \
                                    | $(GEN_H)
 	@mkdir -p $(@D)
@@ -133,6 +138,10 @@ $(UNIT_BIN): build/tests/%: build/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
 
+$(RANDOM_BIN): $(RANDOM_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(RANDOM_OBJ) $(LIB) $(LINK_LIBS)
+
 # Benchmarks (not tests): each bench/NAME.c of BENCH_SRC is a program
 # of its own; `make bench` builds and runs them, then bench/run.sh runs
 # the peers side by side (bench/README.md).
@@ -158,8 +167,19 @@ build/tdsl.pc: FORCE
 # ------------------------------------------------------------------
 
 # `make check T=error/` runs only the tests whose name contains T.
-check: all $(UNIT_BIN)
+check: all $(UNIT_BIN) $(RANDOM_BIN)
 	sh tests/run.sh $(T)
+
+# The random differential test alone: N random kernels under random
+# schedules (seeds SEED .. SEED + N - 1) on JOBS processes, compared
+# with the interpreter bit for bit (tests/random/random.c).  `make
+# check` runs a smaller count of the same.
+N = 1000
+SEED = 1
+JOBS = 2
+check-random: all $(RANDOM_BIN)
+	TDSL_CFLAGS_EXTRA="$${TDSL_CFLAGS_EXTRA--Wall -Werror}" \
+	    $(RANDOM_BIN) -n $(N) -s $(SEED) -j $(JOBS)
 
 # The fuzz target builds the whole library again with clang, libFuzzer
 # coverage and ASan+UBSan, then fuzzes for FUZZ_SECONDS each the front
@@ -295,7 +315,7 @@ help:
 
 FORCE:
 
-.PHONY: all check bench fuzz fuzz-cc lint install uninstall clean distclean \
+.PHONY: all check check-random bench fuzz fuzz-cc lint install uninstall clean distclean \
         help FORCE
 
 # Header dependencies written by -MMD, and re2c's --depfile.

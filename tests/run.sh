@@ -472,6 +472,38 @@ for s in tests/cli/*.sh; do
 done
 
 # --------------------------------------------------------------------
+# Differential tests against the interpreter (tests/random/random.c).
+# random/cases: TDSL_RANDOM_CHECK (150) random kernels under random
+# valid schedules, compiled for the cpu and compared bit for bit
+# (`make check-random` runs 1000; a failure prints the seed that
+# replays it).  diff/NAME: every kernel the script of an example or of
+# a std test calls, with the arguments of its first call, under its
+# own schedule and TDSL_DIFF_SCHEDULES (2) random ones.
+# --------------------------------------------------------------------
+
+random_test() {
+    _name=$1
+    shift
+    selected "$_name" || return 0
+    if [ ! -x build/tests/random ]; then
+        fail "$_name" "build/tests/random not built (run 'make check')"
+        return 0
+    fi
+    if build/tests/random "$@" >"$tmp/out" 2>&1; then
+        ok "$_name"
+    else
+        fail "$_name" "$(tail -n 1 "$tmp/out")" "$tmp/out"
+    fi
+}
+
+random_test random/cases -n "${TDSL_RANDOM_CHECK:-150}" -s 1 -j 2
+for f in examples/*.tdsl tests/stdlib/*.tdsl; do
+    [ -e "$f" ] || continue
+    random_test "diff/${f%.tdsl}" -f "$f" \
+        -n "${TDSL_DIFF_SCHEDULES:-2}" -s 1 -j 2
+done
+
+# --------------------------------------------------------------------
 # Summary
 # --------------------------------------------------------------------
 

@@ -1,0 +1,65 @@
+/*
+ * gen.h - the random program and schedule generators of the random
+ * differential test (tests/random/random.c).
+ *
+ * rg_program makes a random but valid kernel as tdsl text: several
+ * stages over a few size variables, pointwise math on every dtype the
+ * cpu backend compiles, broadcasts, transposes, stencils read through
+ * zero_pad, clamp_edge, clamped indices or select guards, reductions
+ * (sum, prod, max, min) over one or more variables, and outputs that
+ * may be smaller than the inputs (valid stencils).  It carries its own
+ * bounds model so that every read is legal; a program the checker
+ * refuses is a bug of the generator, reported as a failure.
+ *
+ * rg_schedule makes a random schedule for any checked kernel (the
+ * generated ones, the examples, the standard library) from its checked
+ * pipeline, using only what the target applies today; a schedule the
+ * backend refuses is reported as a failure too, so the generator and
+ * the backend are kept in step.  Both depend on nothing but the seed.
+ */
+#ifndef TL_TESTS_RANDOM_GEN_H
+#define TL_TESTS_RANDOM_GEN_H
+
+#include "lang/lang.h"
+
+#include <stdint.h>
+
+/* splitmix64: the same sequence on every platform. */
+typedef struct RgRng {
+    uint64_t state;
+} RgRng;
+
+uint64_t rg_next(RgRng *r);
+/* Uniform in 0 .. n - 1 (n >= 1). */
+int rg_below(RgRng *r, int n);
+/* 1 with probability pct / 100. */
+int rg_chance(RgRng *r, int pct);
+
+enum { RG_MAX_INPUTS = 4 };
+
+/* A generated program: its text (kernel `k` and maybe helper
+ * kernels), and the inputs a call needs. */
+typedef struct RgProgram {
+    TlBuf text;
+    int ninputs;
+    TlDType dtype[RG_MAX_INPUTS];
+    int rank[RG_MAX_INPUTS];
+    int64_t shape[RG_MAX_INPUTS][TL_MAX_RANK];
+} RgProgram;
+
+/* Fills p (buf_free(&p->text) when done) from rng. */
+void rg_program(RgRng *rng, RgProgram *p);
+
+/* What the target applies (the cpu backend today). */
+typedef struct RgTarget {
+    const char *name;       /* "cpu" */
+} RgTarget;
+
+/* Appends `schedule NAME for TARGET { ... }` for checked kernel k to
+ * out; name is how the schedule names the kernel (a dotted name for an
+ * imported one).  Returns the number of directives written (0: an
+ * empty schedule, the default). */
+int rg_schedule(RgRng *rng, const RgTarget *t, TlKernelInfo *k,
+                const char *name, TlBuf *out);
+
+#endif

@@ -1,0 +1,584 @@
+/*
+ * gen_sched.c - random valid schedules for a checked kernel (gen.h).
+ *
+ * Stages are visited consumers first, so that where a producer goes
+ * (compute_at a loop of its consumer) is chosen among the loops the
+ * consumer's own directives made.  Each stage's loop nest is
+ * simulated as codegen/sched_apply.c builds it: index variables in
+ * order, then, when a directive names a reduction variable, the
+ * variables of the stage's reduction, each with a key that orders
+ * them; split makes keys "a" (outer) and "b" (inner).  A directive is
+ * written only when it is valid on the simulated nest: reduction
+ * loops stay serial and in their written order, unroll and vectorize
+ * without a factor need a constant extent, compute_at never goes
+ * inside a vectorized loop, compute_inline only takes stages without
+ * reductions.  Stages of inlined kernel calls and call results are
+ * left to the default (TODO(issue 4): schedule them too, as c1.Y).
+ */
+#include "gen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { MAXL = 16, MAXF = 64 };
+
+typedef enum { LK_SERIAL, LK_PARALLEL, LK_VECTOR, LK_UNROLL } LKind;
+
+typedef struct Loop {
+    char name[40];
+    int anon;           /* made by vectorize/unroll with a factor */
+    int rv;             /* a reduction loop; key orders them */
+    char key[40];
+    int64_t ext;        /* constant extent, or -1 */
+    LKind kind;
+} Loop;
+
+typedef struct Nest {
+    Loop l[MAXL];
+    int n;
+} Nest;
+
+typedef struct Sched {
+    RgRng *r;
+    TlKernelInfo *k;
+    TlFunc *f[MAXF];
+    int nf;
+    Nest nest[MAXF];        /* final nests */
+    int inl[MAXF];          /* compute_inline */
+    int upd[MAXF];          /* lowered as an update: reduction loops */
+    int uniq;
+} Sched;
+
+/* ====================================================================
+ * Readers
+ * ==================================================================== */
+
+static int reads(const TlExpr *e, const TlFunc *f)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
+        ((const TlRead *)e->sym)->func == f)
+        return 1;
+    if (reads(e->a, f) || reads(e->b, f) || reads(e->c, f))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (reads(e->args.v[i], f))
+            return 1;
+    return 0;
+}
+
+static int find(const Sched *s, const TlFunc *f)
+{
+    for (int i = 0; i < s->nf; i++)
+        if (s->f[i] == f)
+            return i;
+    return -1;
+}
+
+/* Does e read f outside the reduction `red`? */
+static int reads_outside(const TlExpr *e, const TlExpr *red, const TlFunc *f)
+{
+    if (!e || e == red)
+        return 0;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
+        ((const TlRead *)e->sym)->func == f)
+        return 1;
+    if (reads_outside(e->a, red, f) || reads_outside(e->b, red, f) ||
+        reads_outside(e->c, red, f))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (reads_outside(e->args.v[i], red, f))
+            return 1;
+    return 0;
+}
+
+/* The one stage that reads f, or -1 (none, several, or f is passed
+ * whole to a call). */
+static int sole_reader(const Sched *s, const TlFunc *f)
+{
+    int who = -1;
+
+    for (int c = 0; c < s->k->ncalls; c++) {
+        TlCall *call = s->k->calls[c];
+        for (int i = 0; call->inputs && i < call->callee->ninputs; i++)
+            if (call->inputs[i] == f)
+                return -1;
+    }
+    for (int i = 0; i < s->k->nfuncs; i++) {
+        const TlFunc *g = s->k->funcs[i];
+        if (g == f || !reads(g->value, f))
+            continue;
+        if (who >= 0 || find(s, g) < 0)
+            return -1;
+        who = find(s, g);
+    }
+    return who;
+}
+
+/* ====================================================================
+ * The nest
+ * ==================================================================== */
+
+static int pos(const Nest *n, const char *name)
+{
+    for (int i = 0; i < n->n; i++)
+        if (!n->l[i].anon && !strcmp(n->l[i].name, name))
+            return i;
+    return -1;
+}
+
+static int rv_order_ok(const Nest *n)
+{
+    const char *last = NULL;
+
+    for (int i = 0; i < n->n; i++) {
+        if (!n->l[i].rv)
+            continue;
+        if (last && strcmp(last, n->l[i].key) >= 0)
+            return 0;
+        last = n->l[i].key;
+    }
+    return 1;
+}
+
+/* No parallel loop inside a vectorized one (OpenMP cannot). */
+static int par_vec_ok(const Nest *n)
+{
+    int vec = 0;
+
+    for (int i = 0; i < n->n; i++) {
+        if (n->l[i].kind == LK_PARALLEL && vec)
+            return 0;
+        vec |= n->l[i].kind == LK_VECTOR;
+    }
+    return 1;
+}
+
+static void fresh(Sched *s, char *out, size_t len)
+{
+    snprintf(out, len, "q%d", ++s->uniq);
+}
+
+/* Splits loop i by f into outer (name o, or i's own name) and inner
+ * (name in, or anonymous). */
+static void split(Nest *n, int i, const char *oname, const char *in,
+                  int64_t f)
+{
+    Loop old = n->l[i];
+    char o[40];
+
+    snprintf(o, sizeof o, "%s", oname);
+    memmove(&n->l[i + 2], &n->l[i + 1],
+            (size_t)(n->n - i - 1) * sizeof n->l[0]);
+    n->n++;
+    n->l[i] = old;
+    n->l[i + 1] = old;
+    snprintf(n->l[i].name, sizeof n->l[i].name, "%s", o);
+    n->l[i].ext = old.ext >= 0 ? (old.ext + f - 1) / f : -1;
+    n->l[i].kind = LK_SERIAL;
+    n->l[i + 1].anon = !in;
+    snprintf(n->l[i + 1].name, sizeof n->l[i + 1].name, "%s",
+             in ? in : "");
+    n->l[i + 1].ext = f;
+    n->l[i + 1].kind = LK_SERIAL;
+    if (old.rv) {
+        size_t kl = strlen(old.key);
+        if (kl + 2 <= sizeof old.key) {
+            n->l[i].key[kl] = 'a';
+            n->l[i + 1].key[kl] = 'b';
+            n->l[i].key[kl + 1] = n->l[i + 1].key[kl + 1] = 0;
+        }
+    }
+}
+
+/* A named serial loop, pure (want_rv 0), reduction (1) or any (2). */
+static int pick_loop(Sched *s, const Nest *n, int want_rv)
+{
+    int c[MAXL], m = 0;
+
+    for (int i = 0; i < n->n; i++)
+        if (!n->l[i].anon && n->l[i].kind == LK_SERIAL &&
+            (want_rv == 2 || n->l[i].rv == want_rv))
+            c[m++] = i;
+    return m ? c[rg_below(s->r, m)] : -1;
+}
+
+static int plain_name(const char *s)
+{
+    if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        return 0;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
+              (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+static int pow2(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget);
+
+/* One random directive on nest n, appended to out; 0 if none fit (n
+ * and out unchanged then). */
+static int directive(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
+{
+    Nest keep = *n;
+    int budget = *unroll_budget;
+    TlBuf d;
+
+    buf_init(&d);
+    if (directive1(s, n, &d, unroll_budget) && rv_order_ok(n) &&
+        par_vec_ok(n) && d.len) {
+        buf_puts(out, d.s);
+        buf_free(&d);
+        return 1;
+    }
+    *n = keep;
+    *unroll_budget = budget;
+    buf_free(&d);
+    return 0;
+}
+
+static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
+{
+    static const int fac[] = {2, 3, 4, 5, 7, 8, 16};
+    int w = rg_below(s->r, 100), i, j;
+    char a[40], b[40];
+
+    if (n->n + 2 > MAXL)
+        return 0;
+    if (w < 25) {                               /* split */
+        int64_t f = fac[rg_below(s->r, 7)];
+        if ((i = pick_loop(s, n, 2)) < 0)
+            return 0;
+        fresh(s, a, sizeof a);
+        fresh(s, b, sizeof b);
+        buf_printf(out, ".split(%s, %s, %s, %lld)", n->l[i].name, a, b,
+                   (long long)f);
+        split(n, i, a, b, f);
+        return 1;
+    }
+    if (w < 35) {                               /* fuse */
+        int c[MAXL], m = 0;
+        for (i = 0; i + 1 < n->n; i++)
+            if (!n->l[i].anon && !n->l[i + 1].anon && !n->l[i].rv &&
+                !n->l[i + 1].rv && n->l[i].kind == LK_SERIAL &&
+                n->l[i + 1].kind == LK_SERIAL)
+                c[m++] = i;
+        if (!m)
+            return 0;
+        i = c[rg_below(s->r, m)];
+        fresh(s, a, sizeof a);
+        buf_printf(out, ".fuse(%s, %s, %s)", n->l[i].name, n->l[i + 1].name,
+                   a);
+        n->l[i].ext = n->l[i].ext >= 0 && n->l[i + 1].ext >= 0
+                          ? n->l[i].ext * n->l[i + 1].ext : -1;
+        snprintf(n->l[i].name, sizeof n->l[i].name, "%s", a);
+        memmove(&n->l[i + 1], &n->l[i + 2],
+                (size_t)(n->n - i - 2) * sizeof n->l[0]);
+        n->n--;
+        return 1;
+    }
+    if (w < 50) {                               /* reorder */
+        int sel[MAXL], m = 0, ps[MAXL], rvs[MAXL], nr = 0;
+        Loop l[MAXL];
+        for (i = 0; i < n->n; i++)
+            if (!n->l[i].anon)
+                sel[m++] = i;
+        if (m < 2)
+            return 0;
+        for (i = m - 1; i > 0; i--) {           /* shuffle */
+            int t = sel[i];
+            j = rg_below(s->r, i + 1);
+            sel[i] = sel[j];
+            sel[j] = t;
+        }
+        m = 2 + rg_below(s->r, m - 1);
+        /* reduction loops keep their order: sort them among their
+         * places in the list */
+        for (i = 0; i < m; i++)
+            if (n->l[sel[i]].rv)
+                rvs[nr++] = i;
+        for (i = 1; i < nr; i++)
+            for (j = i; j > 0 && strcmp(n->l[sel[rvs[j - 1]]].key,
+                                        n->l[sel[rvs[j]]].key) > 0; j--) {
+                int t = sel[rvs[j]];
+                sel[rvs[j]] = sel[rvs[j - 1]];
+                sel[rvs[j - 1]] = t;
+            }
+        buf_puts(out, ".reorder(");
+        for (i = 0; i < m; i++) {
+            buf_printf(out, "%s%s", i ? ", " : "", n->l[sel[i]].name);
+            ps[i] = sel[i];
+            l[i] = n->l[sel[i]];
+        }
+        buf_putc(out, ')');
+        for (i = 1; i < m; i++)
+            for (j = i; j > 0 && ps[j - 1] > ps[j]; j--) {
+                int t = ps[j];
+                ps[j] = ps[j - 1];
+                ps[j - 1] = t;
+            }
+        for (i = 0; i < m; i++)
+            n->l[ps[i]] = l[i];
+        return 1;
+    }
+    if (w < 58) {                               /* tile */
+        int64_t fa = fac[rg_below(s->r, 7)], fb = fac[rg_below(s->r, 7)];
+        char ao[40], bo[40], ai[40], bi[40];
+        if ((i = pick_loop(s, n, 2)) < 0 || (j = pick_loop(s, n, 2)) < 0 ||
+            i >= j || n->n + 2 > MAXL)
+            return 0;
+        fresh(s, ao, sizeof ao);
+        fresh(s, bo, sizeof bo);
+        fresh(s, ai, sizeof ai);
+        fresh(s, bi, sizeof bi);
+        snprintf(a, sizeof a, "%s", n->l[i].name);
+        snprintf(b, sizeof b, "%s", n->l[j].name);
+        split(n, i, ao, ai, fa);
+        split(n, j + 1, bo, bi, fb);
+        {
+            const char *ord[4] = {ao, bo, ai, bi};
+            int ps[4];
+            Loop l[4];
+            for (int q = 0; q < 4; q++) {
+                ps[q] = pos(n, ord[q]);
+                l[q] = n->l[ps[q]];
+            }
+            for (int q = 1; q < 4; q++)
+                for (int t = q; t > 0 && ps[t - 1] > ps[t]; t--) {
+                    int x = ps[t];
+                    ps[t] = ps[t - 1];
+                    ps[t - 1] = x;
+                }
+            for (int q = 0; q < 4; q++)
+                n->l[ps[q]] = l[q];
+        }
+        buf_printf(out, ".tile(%s, %s, %s, %s, %s, %s, %lld, %lld)", a, b,
+                   ao, bo, ai, bi, (long long)fa, (long long)fb);
+        return 1;
+    }
+    if (w < 72) {                               /* vectorize */
+        if ((i = pick_loop(s, n, 0)) < 0)
+            return 0;
+        if (pow2(n->l[i].ext) && n->l[i].ext <= 64 && rg_chance(s->r, 40)) {
+            buf_printf(out, ".vectorize(%s)", n->l[i].name);
+            n->l[i].kind = LK_VECTOR;
+            return 1;
+        }
+        {
+            int64_t v = 2 << rg_below(s->r, 4);
+            buf_printf(out, ".vectorize(%s, %lld)", n->l[i].name,
+                       (long long)v);
+            split(n, i, n->l[i].name, NULL, v);
+            n->l[i + 1].kind = LK_VECTOR;
+        }
+        return 1;
+    }
+    if (w < 86) {                               /* unroll */
+        if ((i = pick_loop(s, n, 2)) < 0)
+            return 0;
+        if (n->l[i].ext >= 1 && n->l[i].ext <= 8 &&
+            n->l[i].ext <= *unroll_budget && rg_chance(s->r, 50)) {
+            buf_printf(out, ".unroll(%s)", n->l[i].name);
+            *unroll_budget /= (int)n->l[i].ext;
+            n->l[i].kind = LK_UNROLL;
+            return 1;
+        }
+        {
+            int64_t u = 2 + rg_below(s->r, 3);
+            if (u > *unroll_budget)
+                return 0;
+            *unroll_budget /= (int)u;
+            buf_printf(out, ".unroll(%s, %lld)", n->l[i].name,
+                       (long long)u);
+            split(n, i, n->l[i].name, NULL, u);
+            n->l[i + 1].kind = LK_UNROLL;
+        }
+        return 1;
+    }
+    for (i = 0; i < n->n; i++)                  /* parallel */
+        if (n->l[i].kind == LK_PARALLEL)
+            return 0;
+    if ((i = pick_loop(s, n, 0)) < 0)
+        return 0;
+    buf_printf(out, ".parallel(%s)", n->l[i].name);
+    n->l[i].kind = LK_PARALLEL;
+    return 1;
+}
+
+/* ====================================================================
+ * Stages
+ * ==================================================================== */
+
+/* The loops a producer may be computed in: named, not vectorized,
+ * not inside a vectorized loop. */
+static int at_loops(const Nest *n, int *out)
+{
+    int m = 0;
+
+    for (int i = 0; i < n->n; i++) {
+        if (n->l[i].kind == LK_VECTOR)
+            break;
+        if (!n->l[i].anon)
+            out[m++] = i;
+    }
+    return m;
+}
+
+static int stage(Sched *s, int fi, TlBuf *out)
+{
+    TlFunc *f = s->f[fi];
+    Nest *n = &s->nest[fi];
+    TlBuf chain;
+    int ndir = 0, at = -1, atloop = -1, unroll_budget = 16;
+    int use_rv = 0, nd;
+
+    buf_init(&chain);
+    /* where it is computed */
+    if (f->kind == FN_STAGE) {
+        int reader = sole_reader(s, f), w = rg_below(s->r, 100);
+        int lp[MAXL], m;
+        if (w < 25 && !f->nreds && reader >= -1) {
+            int whole = 0;
+            for (int c = 0; c < s->k->ncalls; c++)
+                for (int i = 0; i < s->k->calls[c]->callee->ninputs; i++)
+                    whole |= s->k->calls[c]->inputs &&
+                             s->k->calls[c]->inputs[i] == f;
+            if (!whole) {
+                s->inl[fi] = 1;
+                buf_printf(out, "    %s.compute_inline()\n", f->name);
+                buf_free(&chain);
+                return 1;
+            }
+        }
+        /* Not supported by the cpu backend (yet): a producer read
+         * through zero_pad/clamp_edge, or read outside the reduction
+         * of a consumer lowered as an update (whose value outside the
+         * reduction is computed in a nest of its own). */
+        if (w < 70 && reader >= 0 && !s->inl[reader] && !f->fixed &&
+            !(s->upd[reader] &&
+              reads_outside(s->f[reader]->value,
+                            s->f[reader]->reds[0]->expr, f)) &&
+            (m = at_loops(&s->nest[reader], lp))) {
+            at = reader;
+            atloop = lp[rg_below(s->r, m)];
+        }
+    }
+    /* its loops */
+    n->n = 0;
+    for (int j = 0; j < f->rank && n->n < MAXL; j++) {
+        Loop *l = &n->l[n->n++];
+        int64_t c;
+        memset(l, 0, sizeof *l);
+        snprintf(l->name, sizeof l->name, "%s", f->axes[j].var ?
+                 f->axes[j].var->name : "?");
+        /* the variables of an index pack (`..i`) cannot be named */
+        l->anon = !plain_name(l->name);
+        /* the backend takes extents from the call's shapes and the
+         * readers' regions: only split factors and reduction ranges
+         * are constants to it */
+        (void)c;
+        l->ext = -1;
+    }
+    for (int j = 0; j < f->rank; j++)
+        if (!f->axes[j].var)
+            return 0;
+    if (f->nreds == 1 && f->reds[0]->expr->dtype == f->dtype &&
+        f->rank + f->reds[0]->nrvars < 12 && rg_chance(s->r, 50)) {
+        TlReduce *red = f->reds[0];
+        use_rv = 1;
+        s->upd[fi] = 1;
+        for (int v = 0; v < red->nrvars; v++) {
+            Loop *l = &n->l[n->n++];
+            int64_t c;
+            memset(l, 0, sizeof *l);
+            snprintf(l->name, sizeof l->name, "%s", red->rvars[v]->name);
+            l->anon = !plain_name(l->name);
+            l->rv = 1;
+            snprintf(l->key, sizeof l->key, "%c", 'A' + v);
+            l->ext = red->rvars[v]->extent &&
+                     tl_sym_const(red->rvars[v]->extent, &c) ? c : -1;
+        }
+    }
+    nd = rg_below(s->r, 5);
+    for (int d = 0; d < nd; d++)
+        ndir += directive(s, n, &chain, &unroll_budget);
+    if (use_rv) {
+        /* the nest has its reduction loops only when a directive names
+         * one: make sure one does */
+        int named = 0;
+        for (int i = 0; i < n->n; i++)
+            if (n->l[i].rv && !n->l[i].anon && strstr(chain.s ? chain.s :
+                                                      "", n->l[i].name))
+                named = 1;
+        if (!named) {
+            int i = pick_loop(s, n, 1);
+            if (i < 0) {
+                for (i = 0; i < n->n && !(n->l[i].rv && !n->l[i].anon); i++)
+                    ;
+            }
+            if (i < n->n) {
+                int64_t u = 2;
+                buf_printf(&chain, ".unroll(%s, %lld)", n->l[i].name,
+                           (long long)u);
+                if (n->l[i].kind == LK_SERIAL) {
+                    split(n, i, n->l[i].name, NULL, u);
+                    n->l[i + 1].kind = LK_UNROLL;
+                }
+                ndir++;
+            }
+        }
+    }
+    if (at >= 0) {
+        const Nest *cn = &s->nest[at];
+        buf_printf(&chain, ".compute_at(%s, %s)", s->f[at]->name,
+                   cn->l[atloop].name);
+        ndir++;
+        if (rg_chance(s->r, 30)) {
+            int u = rg_below(s->r, atloop + 1);
+            while (u > 0 && cn->l[u].anon)
+                u--;
+            if (!cn->l[u].anon) {
+                buf_printf(&chain, ".store_at(%s, %s)", s->f[at]->name,
+                           cn->l[u].name);
+                ndir++;
+            }
+        }
+    } else if (f->kind == FN_STAGE && rg_chance(s->r, 20)) {
+        buf_puts(&chain, rg_chance(s->r, 70) ? ".compute_root()"
+                                             : ".store_root()");
+        ndir++;
+    }
+    if (chain.len)
+        buf_printf(out, "    %s%s\n", f->name, chain.s);
+    buf_free(&chain);
+    return ndir;
+}
+
+int rg_schedule(RgRng *rng, const RgTarget *t, TlKernelInfo *k,
+                const char *name, TlBuf *out)
+{
+    static Sched ss;
+    Sched *s = &ss;
+    int n = 0;
+
+    memset(s, 0, sizeof *s);
+    s->r = rng;
+    s->k = k;
+    for (int i = 0; i < k->nfuncs && s->nf < MAXF; i++) {
+        TlFunc *f = k->funcs[i];
+        if ((f->kind == FN_STAGE || f->kind == FN_OUTPUT) && f->value &&
+            f->rank > 0)
+            s->f[s->nf++] = f;
+    }
+    buf_printf(out, "schedule %s for %s {\n", name, t->name);
+    for (int i = s->nf - 1; i >= 0; i--)
+        n += stage(s, i, out);
+    buf_puts(out, "}\n");
+    return n;
+}
