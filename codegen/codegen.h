@@ -466,6 +466,10 @@ LFunc *lir_unroll(TlSession *s, LFunc *f);
  * allocations) flat, each access one row-major index. */
 LFunc *lir_flatten(TlSession *s, LFunc *f);
 
+/* pass_hoist.c.  Computes loop-invariant arithmetic (without loads)
+ * once before its loop, in lets of fresh names. */
+LFunc *lir_hoist(TlSession *s, LFunc *f);
+
 /* pipeline.c.  A pass by name: run takes a well-formed function and
  * returns one (f itself when nothing changed); in_pipeline marks the
  * passes lir_pipeline runs. */

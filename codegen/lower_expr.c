@@ -193,6 +193,14 @@ static LExpr *lower_read(Lw *L, TlExpr *e, TlFunc *f, TlRead *r,
 
     if (fi && fi->inl)
         return inline_read(L, e, f, fi, r, pre);
+    if (fi && fi->buf && fi->nest && !fi->live && f->kind != FN_CALL) {
+        /* Read outside the loop it is computed in. */
+        diag_error(L->s, fi->nest->at_loc, DIAG_CG_AT_NOT_ENCLOSING,
+                   f->name, fi->nest->at_var->name, fi->nest->at_func->name);
+        diag_note(L->s, e->loc, "read here, outside that loop");
+        L->failed = 1;
+        return zero;
+    }
     if (!fi || !fi->buf || (fi->nest && !fi->live)) {
         cg_unsupported(L, e->loc, f->kind == FN_CALL ?
                     "reading the result of a kernel call inside a kernel" :

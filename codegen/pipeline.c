@@ -43,6 +43,9 @@ static const LPass passes[] = {
     {"accum", run_accum, 1},
     {"unroll", lir_unroll, 1},
     {"simplify", run_simplify, 1},
+    {"hoist", lir_hoist, 1},
+    {"simplify", run_simplify, 1},
+    {"hoist", lir_hoist, 1},
 };
 
 const LPass *lir_pass_find(const char *name)

@@ -247,6 +247,11 @@ static int mark(Ap *a, LLoopKind kind)
             return refuse(a, arena_printf(&a->s->arena, "'%s' with this "
                                           "width", a->d->name));
         w = g[1].ival;
+        if (kind == LP_VECTORIZED && (w < 2 || w > 64 || (w & (w - 1)))) {
+            diag_error(a->s, a->d->loc, DIAG_CG_VECTOR_WIDTH, a->d->name,
+                       (long long)w, 64);
+            return -1;
+        }
         if (split(a, i, g[0].var, g[0].var->name, NULL, "in", w))
             return -1;
         i++;
@@ -255,12 +260,17 @@ static int mark(Ap *a, LLoopKind kind)
      * fine. */
     e = lir_simplify_expr(a->s, a->n->loops[i].extent);
     c = e->kind == LE_INT ? e->ival : -1;
-    if (kind == LP_UNROLLED && c < 0)
-        return refuse(a, "'unroll' of a loop without a constant extent");
+    if ((kind == LP_UNROLLED || kind == LP_VECTORIZED) && c < 0) {
+        diag_error(a->s, a->d->loc, DIAG_CG_CONST_EXTENT, a->d->name,
+                   g[0].var->name);
+        diag_hint(a->s, "give a factor, '%s(%s, n)', to split it and %s "
+                  "the inner n iterations", a->d->name, g[0].var->name,
+                  a->d->name);
+        return -1;
+    }
     if (kind == LP_VECTORIZED) {
         if (c < 1 || c > LIR_MAX_LANES)
-            return refuse(a, "'vectorize' of a loop without a constant "
-                          "extent");
+            return refuse(a, "'vectorize' of a loop this long");
         a->n->loops[i].width = (int)c;
     }
     a->n->loops[i].kind = kind;

@@ -271,4 +271,9 @@ X(LAYOUT_TOO_LARGE, ERROR, "%s has more elements than the %lld a layout can have
 /* What the accel target cannot compile yet, naming the construct
  * ("accel target cannot compile reductions yet"). */
 X(ACC_CG_UNSUPPORTED, ERROR, "accel target cannot compile %s yet")
+/* Schedules the cpu backend cannot run as written (SPEC 10.3), at the
+ * directive. */
+X(CG_VECTOR_WIDTH, ERROR, "'%s' width %lld is not a power of two from 2 to %d")
+X(CG_CONST_EXTENT, ERROR, "'%s' of loop '%s' needs a constant number of iterations")
+X(CG_AT_NOT_ENCLOSING, ERROR, "'%s' is computed inside loop '%s' of '%s', which does not enclose every read of it")
 /* end of codegen section */
