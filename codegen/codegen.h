@@ -484,6 +484,10 @@ const LPass *lir_pass_find(const char *name);
  * (printing the IR after each to stderr when TDSL_DEBUG contains
  * "lower"). */
 LFunc *lir_pipeline(TlSession *s, LFunc *f);
+/* The pipeline up to (not including) the first pass named STOP: the
+ * accelerator matches the loop nests itself, before hoisting turns
+ * them into lets around loops. */
+LFunc *lir_pipeline_before(TlSession *s, LFunc *f, const char *stop);
 /* pass_vectorize.c.  Replaces each `vectorized(W)` loop of W
  * iterations (W a power of two, 2 to 64) by vector code: its variable
  * becomes ramp(lo, 1, W), what depends on it W-lane expressions,

@@ -451,7 +451,7 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
         tl_internal_error(__FILE__, __LINE__, "lowered IR is ill-formed:\n%s",
                           err.s);
     buf_free(&err);
-    f = lir_pipeline(s, f);
+    f = plain ? lir_pipeline_before(s, f, "hoist") : lir_pipeline(s, f);
     ck = arena_alloc(&s->arena, sizeof *ck);
     ck->fn = f;
     ck->nparams = L.np;

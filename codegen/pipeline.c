@@ -75,11 +75,13 @@ static void log_pass(const char *pass, const LFunc *before, const LFunc *f)
     buf_free(&b);
 }
 
-LFunc *lir_pipeline(TlSession *s, LFunc *f)
+LFunc *lir_pipeline_before(TlSession *s, LFunc *f, const char *stop)
 {
     log_pass("lowering", NULL, f);
     for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
         LFunc *g;
+        if (stop && !strcmp(passes[i].name, stop))
+            break;
         if (!passes[i].in_pipeline)
             continue;
         g = passes[i].run(s, f);
@@ -87,4 +89,9 @@ LFunc *lir_pipeline(TlSession *s, LFunc *f)
         f = g;
     }
     return f;
+}
+
+LFunc *lir_pipeline(TlSession *s, LFunc *f)
+{
+    return lir_pipeline_before(s, f, NULL);
 }
