@@ -96,7 +96,7 @@ struct Node {
 };
 
 typedef struct Ten {
-    char name[8];
+    char name[16];
     TKind kind;
     TlDType dt;
     int rank;
@@ -1200,7 +1200,7 @@ void rg_program(RgRng *rng, RgProgram *p)
     }
     pick_sizes(g);
     for (int c = 0; c < g->ncallees; c++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "h%d", c);
         print_kernel(g->callee[c], &p->text, name);
         buf_putc(&p->text, '\n');
