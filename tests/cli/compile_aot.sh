@@ -64,19 +64,6 @@ printf ':load %s\n:c matmul\n' "$ex/kernels.tdsl" | "$TDSL" repl >out 2>err ||
     fail ":c: $(cat err)"
 grep -q '^TDSL_EXPORT int tdsl_matmul(' out || fail ":c printed no C entry"
 
-# expect STATUS TEXT ARGS...: tdsl ARGS exits with STATUS, prints TEXT
-# on stderr and nothing on stdout.
-expect() {
-    want=$1 text=$2
-    shift 2
-    "$TDSL" "$@" >out 2>err
-    st=$?
-    [ "$st" = "$want" ] || fail "tdsl $*: exit $st, expected $want: $(cat err)"
-    grep -qF -- "$text" err || fail "tdsl $*: no '$text' in: $(cat err)"
-    [ -s out ] && fail "tdsl $*: printed on stdout"
-    grep -q 'internal error' err && fail "tdsl $*: internal error"
-    return 0
-}
 k=$ex/kernels.tdsl
 expect 2 "compile: cannot tell what to write to 'k.o' from its name" \
     compile "$k" --kernel matmul -o k.o

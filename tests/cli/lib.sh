@@ -1,4 +1,4 @@
-# lib.sh - what the stress tests (tests/cli/stress_*.sh) share.  A test
+# lib.sh - what the command-line tests (tests/cli/*.sh) share.  A test
 # sources it first, as `. "$(dirname "$0")/lib.sh"` (tests/run.sh runs
 # it from the top folder with TDSL and TMP set); it then works in its
 # fresh folder $TMP.  Not a test itself: tests/run.sh skips it.
@@ -27,5 +27,20 @@ refused() {
         grep -q "$t" err || fail "$f: no '$t' in: $(head -c 600 err)"
     done
     grep -q 'internal error' err && fail "$f: internal error"
+    return 0
+}
+
+# expect STATUS TEXT ARGS...: `tdsl ARGS` exits with STATUS, says TEXT on
+# stderr, prints nothing on stdout and no internal error.  The outputs
+# are left in `out` and `err`.
+expect() {
+    want=$1 text=$2
+    shift 2
+    "$TDSL" "$@" >out 2>err
+    st=$?
+    [ "$st" = "$want" ] || fail "tdsl $*: exit $st, expected $want: $(cat err)"
+    grep -qF -- "$text" err || fail "tdsl $*: no '$text' in: $(cat err)"
+    [ -s out ] && fail "tdsl $*: printed on stdout: $(cat out)"
+    grep -q 'internal error' err && fail "tdsl $*: internal error"
     return 0
 }

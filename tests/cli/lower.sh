@@ -50,19 +50,6 @@ grep -q 'out.Y.n1' out || fail "the instance is not of rank 2: $(cat out)"
 grep -q 'in.X: f64\*' out || fail "the instance is not f64: $(cat out)"
 grep -q 'out.Y.n2' out || fail "the instance is not of rank 3: $(cat out)"
 
-# expect STATUS TEXT ARGS...: tdsl ARGS exits with STATUS, prints TEXT on
-# stderr and nothing on stdout.
-expect() {
-    want=$1 text=$2
-    shift 2
-    "$TDSL" "$@" >out 2>err
-    st=$?
-    [ "$st" = "$want" ] || fail "tdsl $*: exit $st, expected $want: $(cat err)"
-    grep -qF -- "$text" err || fail "tdsl $*: no '$text' in: $(cat err)"
-    [ -s out ] && fail "tdsl $*: printed on stdout: $(cat out)"
-    grep -q 'internal error' err && fail "tdsl $*: internal error"
-    return 0
-}
 
 expect 2 "lower: no program file given" lower
 expect 2 "lower: unknown option '--frob'" lower k.tdsl --frob

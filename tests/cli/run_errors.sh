@@ -2,8 +2,7 @@
 # message naming the parameter: exit 2 for the command line (unknown
 # names, wrong counts), 1 for files and values (unreadable, wrong dtype
 # or rank or shape, a bad --param value, a target not available).
-fail() { echo "FAIL: $*"; exit 1; }
-cd "$TMP" || exit 1
+. "$(dirname "$0")/lib.sh"
 
 cat >k.tdsl <<'TDSL'
 kernel matmul(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
@@ -28,16 +27,6 @@ kernel f(A: f32[N]) -> (B: f32[N]) {
 }
 TDSL
 
-# expect STATUS TEXT ARGS...: tdsl ARGS exits with STATUS, says TEXT.
-expect() {
-    want=$1 text=$2
-    shift 2
-    "$TDSL" "$@" >out 2>err
-    st=$?
-    [ "$st" = "$want" ] || fail "tdsl $*: exit $st, expected $want: $(cat err)"
-    grep -qF -- "$text" err || fail "tdsl $*: stderr lacks '$text': $(cat err)"
-    return 0
-}
 
 expect 2 "run: no program file given" run
 expect 2 "run: unknown option '--bogus'" run k.tdsl --bogus
