@@ -159,6 +159,9 @@ extern int cli_repl;
 /* Writes a printer's buffer to stdout and flushes it.  Returns EXIT_OK,
  * or EXIT_DIAG after a message when stdout fails (a full disk). */
 int cli_put(const TlBuf *b);
+/* Writes b to path whole or not at all (a temporary file renamed into
+ * place).  EXIT_OK, or EXIT_DIAG after a message. */
+int cli_write_file(const char *path, const TlBuf *b);
 
 /* The kernel a command works on: `name` (in the file, else in what
  * it imports), or the file's only kernel when name is NULL.  NULL

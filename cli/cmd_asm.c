@@ -78,23 +78,6 @@ AccProgram *cli_load_program(TlSession *s, const char *path,
     return acc_assemble(s, file, m, compress);
 }
 
-static int write_file(const char *path, const TlBuf *b)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b->s ? b->s : "", 1, b->len, f) != b->len) {
-        fprintf(stderr, "tdsl: cannot write '%s': %s\n", path,
-                strerror(errno));
-        if (f)
-            fclose(f);
-        return EXIT_DIAG;
-    }
-    if (fclose(f)) {
-        fprintf(stderr, "tdsl: cannot write '%s'\n", path);
-        return EXIT_DIAG;
-    }
-    return EXIT_OK;
-}
-
 static int run(int argc, char **argv, int dis)
 {
     const char *in = NULL, *out = NULL, *mach = NULL;
@@ -131,7 +114,7 @@ static int run(int argc, char **argv, int dis)
     buf_init(&b);
     if (dis) {
         acc_disasm(&b, p);
-        rc = out ? write_file(out, &b) : cli_put(&b);
+        rc = out ? cli_write_file(out, &b) : cli_put(&b);
     } else {
         char *def = NULL;
         if (!out) {
@@ -143,7 +126,7 @@ static int run(int argc, char **argv, int dis)
             strcat(def, ".tam");
         }
         acc_write_tam(&b, s, p);
-        rc = write_file(out ? out : def, &b);
+        rc = cli_write_file(out ? out : def, &b);
         free(def);
     }
     buf_free(&b);

@@ -15,11 +15,9 @@
 #include "cli/cli.h"
 #include "codegen/codegen.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *kind_of(const char *path)
 {
@@ -32,23 +30,6 @@ static const char *kind_of(const char *path)
             return exts[i];
     }
     return NULL;
-}
-
-static int write_file(TlSession *s, const char *path, const TlBuf *b)
-{
-    char *tmp = arena_printf(&s->arena, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok;
-
-    if (f) {
-        ok = fwrite(b->s, 1, b->len, f) == b->len;
-        ok = (fclose(f) == 0) && ok;
-        if (ok && rename(tmp, path) == 0)
-            return EXIT_OK;
-        remove(tmp);
-    }
-    fprintf(stderr, "tdsl: cannot write '%s': %s\n", path, strerror(errno));
-    return EXIT_DIAG;
 }
 
 static int compile(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
@@ -70,12 +51,12 @@ static int compile(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
     for (int i = 0; i < a->nout && status == EXIT_OK; i++) {
         const char *path = a->outs[i], *kind = kind_of(path);
         if (!strcmp(kind, ".c")) {
-            status = write_file(s, path, &src);
+            status = cli_write_file(path, &src);
         } else if (!strcmp(kind, ".h")) {
             if (!hdr.len && cgc_aot_header(s, k, sym, &hdr))
                 status = EXIT_DIAG;
             else
-                status = write_file(s, path, &hdr);
+                status = cli_write_file(path, &hdr);
         } else if (cgc_build_shared(s, src.s, path)) {
             status = EXIT_DIAG;
         }

@@ -21,12 +21,9 @@
 #include "interp/interp.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int input_of(const TlKernelInfo *k, const char *name, size_t n)
 {
@@ -160,23 +157,6 @@ static TlTensor **inputs(const char *cmd, const char *const *specs,
     return NULL;
 }
 
-static int write_file(TlSession *s, const char *path, const TlBuf *b)
-{
-    char *tmp = arena_printf(&s->arena, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    int ok;
-
-    if (f) {
-        ok = fwrite(b->s ? b->s : "", 1, b->len, f) == b->len;
-        ok = (fclose(f) == 0) && ok;
-        if (ok && rename(tmp, path) == 0)
-            return EXIT_OK;
-        remove(tmp);
-    }
-    fprintf(stderr, "tdsl: cannot write '%s': %s\n", path, strerror(errno));
-    return EXIT_DIAG;
-}
-
 int cli_accel_program(TlSession *s, const char *cmd, TlKernelInfo *k,
                       TlTensor *const *given, const char *const *specs,
                       int nspecs, const AccMachine *m, TlBuf *text)
@@ -220,7 +200,7 @@ static int compile(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
     for (int i = 0; i < a->nout && status == EXIT_OK; i++) {
         const char *path = a->outs[i];
         if (cli_ends_with(path, ".s")) {
-            status = write_file(s, path, &text);
+            status = cli_write_file(path, &text);
             continue;
         }
         if (!bin.len) {
@@ -232,42 +212,19 @@ static int compile(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
                                   "of '%s' does not assemble", k->name);
             acc_write_tam(&bin, s, p);
         }
-        status = write_file(s, path, &bin);
+        status = cli_write_file(path, &bin);
     }
     buf_free(&text);
     buf_free(&bin);
     return status;
 }
 
-/* The kernel of a: a generic one's instance for --in's types. */
 int cli_compile_accel(const CliKernelArgs *a)
 {
-    TlSession *s = cli_session();
-    TlProgram *prog = cli_parse(s, a->file);
-    jmp_buf boundary;
-    volatile int status = EXIT_DIAG;
-
     if (!a->machine) {
         const char *env = getenv("TDSL_MACHINE");
-        if (env && *env && cli_set_machine(env) != EXIT_OK) {
-            tl_session_free(s);
+        if (env && *env && cli_set_machine(env) != EXIT_OK)
             return EXIT_USAGE;
-        }
     }
-    if (prog && s->nerrors == 0 && cli_check(s, prog) == 0) {
-        s->fatal = &boundary;
-        if (setjmp(boundary) == 0) {
-            int st = EXIT_OK;
-            TlKernelInfo *k = cli_find_kernel(prog, a->cmd, a->file,
-                                              a->kernel, &st);
-            if (k && k->generic)
-                k = cli_instance(s, a->cmd, k, a->in, a->nin, &st);
-            if (k && !k->ok)
-                st = EXIT_DIAG;
-            status = k && k->ok ? compile(s, k, a) : st;
-        }
-        s->fatal = NULL;
-    }
-    tl_session_free(s);
-    return status;
+    return cli_with_kernel(a, compile);
 }

@@ -305,7 +305,9 @@ TlKernelInfo *cli_kernel_of(TlSession *s, TlProgram *prog,
         return NULL;
     if (k->generic)
         return cli_instance(s, a->cmd, k, a->in, a->nin, status);
-    if (a->nin) {
+    /* An accel program is made for concrete shapes: there --in gives
+     * them (cmd_compile_accel.c). */
+    if (a->nin && strcmp(a->target, "accel")) {
         *status = cli_usage("%s: '%s' is not generic: its input types are "
                             "fixed, so --in is not needed", a->cmd, k->name);
         return NULL;

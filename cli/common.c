@@ -8,6 +8,7 @@
 #include "codegen/acc/layout.h"
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,6 +73,28 @@ int cli_put(const TlBuf *b)
         return EXIT_DIAG;
     }
     return EXIT_OK;
+}
+
+int cli_write_file(const char *path, const TlBuf *b)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = tl_xmalloc(n);
+    FILE *f;
+    int ok = 0;
+
+    snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
+    if ((f = fopen(tmp, "wb"))) {
+        ok = fwrite(b->s ? b->s : "", 1, b->len, f) == b->len;
+        ok = (fclose(f) == 0) && ok;
+        ok = ok && rename(tmp, path) == 0;
+        if (!ok)
+            remove(tmp);
+    }
+    if (!ok)
+        fprintf(stderr, "tdsl: cannot write '%s': %s\n", path,
+                strerror(errno));
+    free(tmp);
+    return ok ? EXIT_OK : EXIT_DIAG;
 }
 
 /* The folder of std modules.  The ./tdsl built in the source tree uses
