@@ -471,6 +471,35 @@ static int split_words(char *arg, char **w, int max)
     return n;
 }
 
+/* The kernel a command's first word names, the words in w (*n of
+ * them); NULL after a message (usage: the command's own forms). */
+static TlKernelInfo *named_kernel(Repl *r, const char *cmd, const char *usage,
+                                  char *arg, char **w, int max, int *n)
+{
+    TlKernelInfo *k;
+
+    *n = split_words(arg, w, max);
+    if (*n == 0) {
+        fprintf(stderr, "'%s' needs a kernel: %s\n", cmd, usage);
+        return NULL;
+    }
+    if (!(k = find_kernel(r, w[0])))
+        fprintf(stderr, "'%s': no kernel '%s' is defined\n", cmd, w[0]);
+    return k;
+}
+
+/* The end of a command that printed into out: out on stdout when ok,
+ * else the input failed. */
+static void show(Repl *r, int ok, TlBuf *out)
+{
+    r->s->fatal = NULL;
+    if (ok)
+        fwrite(out->s, 1, out->len, stdout);
+    else
+        r->failed = 1;
+    buf_free(out);
+}
+
 /* :lower KERNEL [TYPE]... and :c KERNEL [TYPE]... - the loop IR after
  * scheduling, or the C that `tdsl compile` writes, of a kernel defined
  * so far (a generic one's instance for the input types given). */
@@ -478,20 +507,16 @@ static void cmd_codegen(Repl *r, const char *cmd, char *arg)
 {
     TlSession *s = r->s;
     char *w[TL_MAX_RANK + 16];
-    volatile int n = split_words(arg, w, (int)(sizeof w / sizeof w[0]));
-    TlKernelInfo *volatile k;
+    int nw;
+    TlKernelInfo *volatile k =
+        named_kernel(r, cmd, cmd[1] == 'l' ? ":lower KERNEL" : ":c KERNEL",
+                     arg, w, (int)(sizeof w / sizeof w[0]), &nw);
+    volatile int n = nw;
     TlBuf out;
     jmp_buf boundary;
     volatile int ok = 0;
 
-    if (n == 0) {
-        fprintf(stderr, "'%s' needs a kernel: %s KERNEL\n", cmd, cmd);
-        r->failed = 1;
-        return;
-    }
-    k = find_kernel(r, w[0]);
     if (!k) {
-        fprintf(stderr, "'%s': no kernel '%s' is defined\n", cmd, w[0]);
         r->failed = 1;
         return;
     }
@@ -520,12 +545,7 @@ static void cmd_codegen(Repl *r, const char *cmd, char *arg)
             ok = cgc_aot_source(s, k, cgc_aot_symbol(s, k), &out) == 0;
         }
     }
-    s->fatal = NULL;
-    if (ok)
-        fwrite(out.s, 1, out.len, stdout);
-    else
-        r->failed = 1;
-    buf_free(&out);
+    show(r, ok, &out);
 }
 
 /* `tdsl repl --machine M`, or NULL. */
@@ -620,15 +640,12 @@ static void repl_asm(Repl *r, char *arg)
             return;
         }
     } else {
-        n = split_words(arg, w, (int)(sizeof w / sizeof w[0]));
-        if (n == 0) {
-            fprintf(stderr, "':asm' needs a kernel: :asm KERNEL "
-                    "[X=f32[1024]]... or :asm f(x, y)\n");
-            r->failed = 1;
-            return;
-        }
-        if (!(k = find_kernel(r, w[0]))) {
-            fprintf(stderr, "':asm': no kernel '%s' is defined\n", w[0]);
+        int nw;
+        k = named_kernel(r, ":asm", ":asm KERNEL [X=f32[1024]]... or "
+                         ":asm f(x, y)", arg, w,
+                         (int)(sizeof w / sizeof w[0]), &nw);
+        n = nw;
+        if (!k) {
             r->failed = 1;
             return;
         }
@@ -656,14 +673,9 @@ static void repl_asm(Repl *r, char *arg)
                                         m, &out) == EXIT_OK;
         }
     }
-    s->fatal = NULL;
     for (int i = 0; i < nin; i++)
         tl_tensor_unref(in[i]);
-    if (ok)
-        fwrite(out.s, 1, out.len, stdout);
-    else
-        r->failed = 1;
-    buf_free(&out);
+    show(r, ok, &out);
 }
 
 /* Where "->" splits a :layout argument outside brackets; NULL if
@@ -781,12 +793,7 @@ static void repl_layout(Repl *r, char *arg)
         if (st == EXIT_OK)
             st = cli_layout_draw(s, &o, &out);
     }
-    s->fatal = NULL;
-    if (st == EXIT_OK)
-        fwrite(out.s, 1, out.len, stdout);
-    else
-        r->failed = 1;
-    buf_free(&out);
+    show(r, st == EXIT_OK, &out);
     buf_free(&text);
 }
 
