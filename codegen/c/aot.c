@@ -62,23 +62,6 @@ const char *cgc_aot_symbol(TlSession *s, const TlKernelInfo *k)
     return r;
 }
 
-/* The C type of elements of dt in the interface (bool is a byte, f16
- * and bf16 their bits). */
-static const char *abi_type(TlDType dt)
-{
-    switch (dt) {
-    case DT_BOOL: return "uint8_t";
-    case DT_U8: return "uint8_t";
-    case DT_I8: return "int8_t";
-    case DT_I16: return "int16_t";
-    case DT_I32: return "int32_t";
-    case DT_I64: return "int64_t";
-    case DT_F32: return "float";
-    case DT_F64: return "double";
-    default: return "uint16_t";
-    }
-}
-
 /* ====================================================================
  * Shapes: symbolic sizes as C expressions over the wrapper's names
  * ==================================================================== */
@@ -260,7 +243,7 @@ static void signature(TlBuf *b, const TlKernelInfo *k, const char *sym,
         if (t < 0) {
             int j = i - k->ninputs;
             TlVar *v = k->scalars[j];
-            buf_printf(b, "%s%s ", SEP, abi_type(v->dtype));
+            buf_printf(b, "%s%s ", SEP, cgc_btype(v->dtype));
             if (def)
                 buf_printf(b, "w_sc%d", j);
             else
@@ -269,7 +252,7 @@ static void signature(TlBuf *b, const TlKernelInfo *k, const char *sym,
         }
         TlFunc *f = tensor_at(k, t);
         buf_printf(b, "%s%s%s *", SEP, t < k->ninputs ? "const " : "",
-                   abi_type(f->dtype));
+                   cgc_btype(f->dtype));
         if (def)
             buf_printf(b, "w_t%d, const int64_t *w_t%d_shape, "
                        "const int64_t *w_t%d_strides", t, t, t);
@@ -334,7 +317,7 @@ static void header_names(TlSession *s, const TlKernelInfo *k,
 /* The C type of the elements of f as the kernel's buffers hold them. */
 static const char *elem_type(const TlFunc *f)
 {
-    return abi_type(f->dtype);
+    return cgc_btype(f->dtype);
 }
 
 /* The entry: check the shapes, bind the sizes, pack tensors whose last

@@ -164,6 +164,9 @@ TL_INTERNAL void cgc_emit(TlBuf *out, const LFunc *f);
  * of a scalar dtype, a name with `.` written `__`. */
 TL_INTERNAL void cgc_expr(TlBuf *b, const LExpr *e);
 TL_INTERNAL const char *cgc_ctype(TlDType dt);
+/* The C type of a buffer's elements, also in the C ABI of aot.c (bool
+ * a byte, f16 and bf16 their bits). */
+TL_INTERNAL const char *cgc_btype(TlDType dt);
 TL_INTERNAL void cgc_name(TlBuf *b, const char *n);
 
 /* emit_vec.c: the vector typedefs and helpers f needs (nothing when it

@@ -461,6 +461,11 @@ const char *cgc_ctype(TlDType dt)
     return ctype(dt);
 }
 
+const char *cgc_btype(TlDType dt)
+{
+    return btype(dt);
+}
+
 void cgc_name(TlBuf *b, const char *n)
 {
     name(b, n);
