@@ -7,7 +7,8 @@
  * its whole domain into a heap buffer of its own, in dependency order;
  * loops run row-major (axis 0 outermost) and a reduction's variables
  * run innermost in the order written; stages without directives are
- * also vectorized and parallelized (sched_apply.c).  Outputs are
+ * also vectorized and parallelized (sched_apply.c), or computed inline
+ * or register-tiled (sched_auto.c).  Outputs are
  * written directly.  Tensors passed in (inputs, outputs, top-level
  * constants) are flat buffers with an extent and a stride parameter
  * per axis, so any strides work.  Reads the checker could not prove
@@ -311,7 +312,10 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
         if (fn->kind != FN_OUTPUT && !L->plain &&
             cg_sched_at(k, L->path, L->npath, fn))
             cg_at_region(L, fn, fi);
-        if (!L->plain && cg_sched_names_rvar(k, L->path, L->npath, fn)) {
+        if (!L->plain &&
+            (cg_sched_names_rvar(k, L->path, L->npath, fn) ||
+             (cg_auto_tiled(fn) && cg_sched_default(k, L->path, L->npath,
+                                                    fn, out_of_call)))) {
             red = fn->nreds == 1 ? fn->reds[0] : NULL;
             /* TODO(issue 4): argmax/argmin as updates (a buffer of
              * best values beside the stage's). */

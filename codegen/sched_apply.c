@@ -584,6 +584,29 @@ static void default_schedule(Ap *a)
     n->par_if = 1;
 }
 
+int cg_sched_split(TlSession *s, TlFunc *f, CgNest *n, int i,
+                   const char *oname, const char *iname, int64_t fac)
+{
+    Ap a;
+
+    memset(&a, 0, sizeof a);
+    a.s = s;
+    a.f = f;
+    a.n = n;
+    if (n->nloops >= CG_MAX_LOOPS || fac <= 0 || fac > INT32_MAX)
+        return -1;
+    return split(&a, i, NULL, oname, NULL, iname, fac, TAIL_GUARD);
+}
+
+int cg_sched_default(TlKernelInfo *k, TlCall *const *path, int np,
+                     const TlFunc *f, int call_out)
+{
+    const TlSchedChain *chs[1];
+
+    return !np && !call_out && !chains_for(k, path, np, f, chs, 1) &&
+           !targeted(k, f);
+}
+
 int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
                   int np, TlFunc *f, CgNest *n)
 {
@@ -617,8 +640,12 @@ int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
             return refuse(&a, "'bound' of a stage computed at a loop of "
                           "another");
         }
-    if (!nch && !np && !n->call_out && !targeted(k, f))
-        default_schedule(&a);
+    if (!nch && !np && !n->call_out && !targeted(k, f)) {
+        if (cg_auto_inline(k, f))
+            n->inline_ = 1;
+        else if (!(n->nrv && !cg_auto_tile(s, f, n)))
+            default_schedule(&a);
+    }
     return 0;
 }
 

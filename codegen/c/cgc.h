@@ -155,6 +155,26 @@ TL_INTERNAL int cg_sched_nest(TlSession *s, TlKernelInfo *k,
                               TlCall *const *path, int np, TlFunc *f,
                               CgNest *n);
 
+/* Whether stage f (reached through path[0..np-1]) has the default
+ * schedule: no directive names it or computes anything at it. */
+TL_INTERNAL int cg_sched_default(TlKernelInfo *k, TlCall *const *path,
+                                 int np, const TlFunc *f, int call_out);
+
+/* split(loop i, oname, iname, fac) of n with a guarded tail, for the
+ * automatic schedule; -1 when the nest has no room. */
+TL_INTERNAL int cg_sched_split(TlSession *s, TlFunc *f, CgNest *n, int i,
+                               const char *oname, const char *iname,
+                               int64_t fac);
+
+/* sched_auto.c (its rules are in its header comment): whether the
+ * default schedule computes f inline into its one reader; whether it
+ * gives f a register tile (then f is lowered as an update); the tile
+ * applied to n, f's nest with its reduction loops (-1: not applied,
+ * n unchanged only when nothing was split). */
+TL_INTERNAL int cg_auto_inline(const TlKernelInfo *k, const TlFunc *f);
+TL_INTERNAL int cg_auto_tiled(const TlFunc *f);
+TL_INTERNAL int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n);
+
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter
  * (to the value for scalars, the data pointer itself for buffers). */

@@ -1,0 +1,283 @@
+/*
+ * sched_auto.c - the automatic part of the cpu default schedule
+ * (SPEC 10.4): what a stage without directives gets beyond
+ * sched_apply.c's plain default, chosen from the stage's own shape
+ * and reads.  Imported models (tdsl import) have no schedules, so
+ * this is what makes their convolutions, matrix products and
+ * element-wise chains fast.  Nothing here changes a result: no
+ * reduction is reassociated, every element is computed with the same
+ * operations in the same order as the interpreter does.
+ *
+ * The rules, in the order they are tried:
+ *
+ * 1. Inline.  A stage is computed inline (compute_inline) into its
+ *    reader when it has no reduction, is an intermediate (not an
+ *    output), has exactly one read in the whole kernel, a plain read
+ *    (not zero_pad or clamp_edge), and that reader is a stage with no
+ *    reduction whose domain has, as far as constants say, no more
+ *    elements than this stage's.  So an element-wise chain (bias,
+ *    batch norm, relu, residual add, gelu's pieces, a transpose or
+ *    reshape) is one loop nest without buffers in between, and no
+ *    element is computed more often than at root: a reduction reader
+ *    would recompute it per term, a broadcasting reader per copy.
+ *
+ * 2. Register tile.  A stage whose value holds one reduction (sum,
+ *    prod, max or min of the stage's dtype) and whose last index
+ *    variable x indexes only the last axis of the tensors the
+ *    reduction's body reads, and at least one of them (so lanes of x
+ *    read neighbouring elements: a matrix product's B[k, j], a
+ *    convolution's X[n, c, y + r, x + s]), is lowered as an update
+ *    (lower.c) with its reduction loops moved inside a tile of the
+ *    output:
+ *
+ *      x split by W (a 32-byte vector, vectorized), its outer part
+ *        by V (1 or 2 vectors, unrolled), when W * V divides x's
+ *        constant extent;
+ *      y, the nearest index variable before x whose extent is a
+ *        constant above 1, split by R (4, 3, 2 or 1, the largest that
+ *        divides it; unrolled);
+ *      order: the other index loops as written, y's and x's outer
+ *        loops, the reduction loops as written, then R, V, W.
+ *
+ *    The R x V vectors of the tile stay in registers across the
+ *    reduction loops (codegen/pass_accum.c); each element still
+ *    accumulates its terms in the written order.  The outermost index
+ *    loop with more than one iteration runs in parallel when the
+ *    stage has CG_PAR_MIN elements or more.
+ *
+ * 3. Otherwise the plain default (sched_apply.c): the last index loop
+ *    vectorized, the first in parallel when big enough.
+ *
+ * TODO(issue 5): row reductions along the contiguous axis (softmax's
+ * max and sum, layer norm's mean and variance) stay scalar loops: the
+ * bit-exact vector form needs lanes over rows (strided loads).
+ */
+#include "codegen/c/cgc.h"
+
+#include <string.h>
+
+static int is_var(const TlExpr *e, const TlVar *v)
+{
+    return e->kind == EX_NAME && e->sym == v;
+}
+
+/* Whether e mentions variable v. */
+static int mentions(const TlExpr *e, const TlVar *v)
+{
+    if (!e)
+        return 0;
+    if (is_var(e, v))
+        return 1;
+    if (mentions(e->a, v) || mentions(e->b, v) || mentions(e->c, v))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (mentions(e->args.v[i], v))
+            return 1;
+    return 0;
+}
+
+/* Over the reads in e: *last counts those whose last index mentions
+ * x; returns 0 when an earlier index of some read mentions x. */
+static int x_last_only(const TlExpr *e, const TlVar *x, int *last)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_INDEX && e->sym &&
+        tl_ref_kind(e->sym) == REF_READ) {
+        for (int j = 0; j < e->args.n; j++) {
+            if (!mentions(e->args.v[j], x))
+                continue;
+            if (j != e->args.n - 1)
+                return 0;
+            ++*last;
+        }
+    }
+    if (!x_last_only(e->a, x, last) || !x_last_only(e->b, x, last) ||
+        !x_last_only(e->c, x, last))
+        return 0;
+    for (int i = 0; i < e->args.n; i++)
+        if (!x_last_only(e->args.v[i], x, last))
+            return 0;
+    return 1;
+}
+
+static int64_t const_extent(const TlFunc *f, int j)
+{
+    int64_t v;
+
+    if (!f->axes[j].extent || !tl_sym_const(f->axes[j].extent, &v))
+        return -1;
+    return v;
+}
+
+static int64_t elements(const TlFunc *f)
+{
+    int64_t n = 1;
+
+    for (int j = 0; j < f->rank; j++) {
+        int64_t e = const_extent(f, j);
+        if (e < 0)
+            return -1;
+        n *= e;
+    }
+    return n;
+}
+
+/* The vector width of rule 2 for f's dtype, 0 when none. */
+static int vec_width(const TlFunc *f)
+{
+    int b = dt_size(f->dtype);
+
+    if (f->dtype == DT_BOOL || f->dtype == DT_F16 || f->dtype == DT_BF16 ||
+        b < 1)
+        return 0;
+    return 32 / b;
+}
+
+int cg_auto_tiled(const TlFunc *f)
+{
+    const TlReduce *red;
+    const TlVar *x;
+    int w = vec_width(f), last = 0;
+    int64_t ex;
+
+    if (f->rank < 1 || f->nreds != 1 || !w || !f->value)
+        return 0;
+    red = f->reds[0];
+    if ((red->op != RD_SUM && red->op != RD_PROD && red->op != RD_MAX &&
+         red->op != RD_MIN) || red->expr->dtype != f->dtype ||
+        red->nrvars > 26 || f->rank + red->nrvars + 3 > CG_MAX_LOOPS)
+        return 0;
+    x = f->axes[f->rank - 1].var;
+    ex = const_extent(f, f->rank - 1);
+    if (!x || ex < w || ex % w)
+        return 0;
+    return x_last_only(red->expr->a, x, &last) && last > 0;
+}
+
+/* Counts the reads of f in e into *n; *bad when one is not plain. */
+static void count_reads(const TlExpr *e, const TlFunc *f, int *n, int *bad)
+{
+    if (!e)
+        return;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
+        ((const TlRead *)e->sym)->func == f) {
+        ++*n;
+        *bad |= ((const TlRead *)e->sym)->mode != READ_PLAIN;
+    }
+    if (e->kind == EX_NAME && e->sym == f) {
+        ++*n;
+        *bad = 1;
+    }
+    if (e->kind != EX_INDEX)    /* its a: the tensor's name */
+        count_reads(e->a, f, n, bad);
+    count_reads(e->b, f, n, bad);
+    count_reads(e->c, f, n, bad);
+    for (int i = 0; i < e->args.n; i++)
+        count_reads(e->args.v[i], f, n, bad);
+}
+
+int cg_auto_inline(const TlKernelInfo *k, const TlFunc *f)
+{
+    const TlFunc *reader = NULL;
+    int64_t mine = elements(f), theirs;
+    int total = 0;
+
+    if (f->kind != FN_STAGE || f->nreds || !f->value || f->rank < 1)
+        return 0;
+    for (int i = 0; i < k->nfuncs; i++) {
+        const TlFunc *g = k->funcs[i];
+        int n = 0, bad = 0;
+        if (g->call) {
+            for (int a = 0; a < g->call->callee->ninputs; a++)
+                if (g->call->inputs && g->call->inputs[a] == f)
+                    return 0;
+            continue;
+        }
+        count_reads(g->value, f, &n, &bad);
+        if (bad)
+            return 0;
+        if (n) {
+            reader = g;
+            total += n;
+        }
+    }
+    if (total != 1 || reader->nreds ||
+        (reader->kind != FN_STAGE && reader->kind != FN_OUTPUT))
+        return 0;
+    theirs = elements(reader);
+    return mine > 0 && theirs > 0 && theirs <= mine;
+}
+
+/* Loop i of n moved to position p (the loops between shift up). */
+static void move(CgNest *n, int i, int p)
+{
+    CgLoop l = n->loops[i];
+
+    memmove(&n->loops[i], &n->loops[i + 1],
+            (size_t)(n->nloops - i - 1) * sizeof l);
+    memmove(&n->loops[p + 1], &n->loops[p],
+            (size_t)(n->nloops - 1 - p) * sizeof l);
+    n->loops[p] = l;
+}
+
+static int find_lv(const CgNest *n, const LVar *v)
+{
+    for (int i = 0; i < n->nloops; i++)
+        if (n->loops[i].lv == v)
+            return i;
+    return -1;
+}
+
+int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n)
+{
+    int r = f->rank, w = vec_width(f), v, rr = 1, y = -1, xi, par;
+    int64_t ex = const_extent(f, r - 1), ey = 0;
+    LVar *xv, *xw, *yi = NULL;
+
+    if (n->nloops != r + n->nrv || !w)
+        return -1;
+    v = ex % (2 * w) == 0 ? 2 : 1;
+    for (int j = r - 2; j >= 0 && y < 0; j--)
+        if ((ey = const_extent(f, j)) > 1)
+            y = j;
+    for (int c = 4; y >= 0 && c > 1 && rr == 1; c--)
+        if (ey % c == 0)
+            rr = c;
+    /* x: W lanes inside V vectors inside the rest */
+    if (cg_sched_split(s, f, n, r - 1, "xo", "xw", w))
+        return -1;
+    xw = n->loops[r].lv;
+    if (cg_sched_split(s, f, n, r - 1, "xo", "xv", v))
+        return -1;
+    xv = n->loops[r].lv;
+    if (rr > 1) {
+        if (cg_sched_split(s, f, n, y, "yo", "yi", rr))
+            return -1;
+        yi = n->loops[y + 1].lv;
+    }
+    /* innermost: yi, xv, xw, after the reduction loops */
+    if (yi)
+        move(n, find_lv(n, yi), n->nloops - 1);
+    move(n, find_lv(n, xv), n->nloops - 1);
+    move(n, find_lv(n, xw), n->nloops - 1);
+    xi = n->nloops - 1;
+    n->loops[xi].kind = LP_VECTORIZED;
+    n->loops[xi].width = w;
+    if (v > 1)
+        n->loops[xi - 1].kind = LP_UNROLLED;
+    if (yi)
+        n->loops[find_lv(n, yi)].kind = LP_UNROLLED;
+    /* parallel: the first pure loop with more than one iteration */
+    for (par = 0; par < n->nloops && !n->loops[par].rkey; par++) {
+        LExpr *e = lir_simplify_expr(s, n->loops[par].extent);
+        if (e->kind != LE_INT || e->ival > 1)
+            break;
+    }
+    if (par < n->nloops && !n->loops[par].rkey &&
+        n->loops[par].kind == LP_SERIAL) {
+        n->loops[par].kind = LP_PARALLEL;
+        n->par_if = 1;
+    }
+    return 0;
+}
