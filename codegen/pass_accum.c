@@ -16,7 +16,10 @@
  *     <the loop as it was>
  *   }
  *
- * where slot numbers the iterations of the unrolled nest.  Each element
+ * where slot numbers the iterations of the unrolled nest.  The serial
+ * loop may also be a nest of serial loops with nothing else in their
+ * bodies (a reduction over several variables); the promoted block
+ * then encloses the outermost of them.  Each element
  * sees the same operations in the same order, so results are the same
  * bit for bit, provided two iterations of the nest never touch one
  * element: the check asks that idx's base be affine in the nest's
@@ -38,7 +41,8 @@ enum { AC_MAX_NEST = 8, AC_MAX_LETS = 32 };
 
 typedef struct Ac {
     TlSession *s;
-    const LVar *k;
+    LStmt *ks[AC_MAX_NEST];     /* the serial loops, outermost first */
+    int nk;
     LStmt *fors[AC_MAX_NEST];   /* the unrolled nest, outermost first */
     int64_t ext[AC_MAX_NEST];
     int tile[AC_MAX_NEST];      /* the index depends on it */
@@ -101,6 +105,15 @@ static LExpr *unlet(Ac *a, LExpr *e)
 /* The change of e when u grows by one, if e is affine in u (NULL
  * otherwise).  Widening integer casts count as affine (indices do not
  * wrap around, as pass_vectorize.c assumes). */
+/* Whether e uses the variable of one of the serial loops. */
+static int uses_k(const Ac *a, const LExpr *e)
+{
+    for (int i = 0; i < a->nk; i++)
+        if (lir_count_uses_expr(e, a->ks[i]->var))
+            return 1;
+    return 0;
+}
+
 static LExpr *slope(Ac *a, LExpr *e, const LVar *u)
 {
     LExpr *da, *db;
@@ -171,7 +184,7 @@ static LExpr *slot_index(Ac *a, int w)
 static int moves(Ac *a, LExpr *e)
 {
     e = unlet(a, e);
-    if (lir_count_uses_expr(e, a->k))
+    if (uses_k(a, e))
         return 1;
     for (int i = 0; i < a->nfor; i++)
         if (!a->tile[i] && lir_count_uses_expr(e, a->fors[i]->var))
@@ -255,7 +268,10 @@ static LStmt *unrolled_to_serial(TlSession *s, LStmt *st)
     return lir_mutate_stmt(&m, st);
 }
 
-/* The promoted form of serial loop st, or st itself. */
+/* The promoted form of serial loop st, or st itself.  st may be a
+ * nest of serial loops, each the only statement of the one outside it
+ * (a reduction over several variables: a convolution's c, r, s): the
+ * accumulators then stay in registers across all of them. */
 static LStmt *promote(TlSession *s, LStmt *st)
 {
     Ac a;
@@ -268,11 +284,21 @@ static LStmt *promote(TlSession *s, LStmt *st)
     Rep r;
     int w;
     int64_t total = 1;
+    LStmt *in = st, *loops;
 
     memset(&a, 0, sizeof a);
     a.s = s;
-    a.k = st->var;
-    if (!match_nest(&a, st->body))
+    for (;;) {
+        LStmt *b = in->body;
+        a.ks[a.nk++] = in;
+        while (b->kind == LS_BLOCK && b->nitems == 1)
+            b = b->items[0];
+        if (b->kind != LS_FOR || b->loop != LP_SERIAL ||
+            a.nk == AC_MAX_NEST)
+            break;
+        in = b;
+    }
+    if (!match_nest(&a, in->body))
         return st;
     idx = a.store->nargs == 1 ? a.store->args[0] : NULL;
     w = a.store->a->type.lanes;
@@ -282,7 +308,7 @@ static LStmt *promote(TlSession *s, LStmt *st)
     /* Every access of X in the loop is this store or a load at its
      * index, which the reduction loop does not move. */
     base = unlet(&a, idx->a);
-    if (lir_count_uses_expr(base, a.k))
+    if (uses_k(&a, base))
         return st;
     for (int i = 0; i < a.nfor; i++)
         a.tile[i] = 1;      /* until the slopes say otherwise */
@@ -295,6 +321,10 @@ static LStmt *promote(TlSession *s, LStmt *st)
     for (int i = 0; i < a.nlet; i++)
         if (lir_count_uses_expr(a.lets[i]->a, u.buf))
             return st;      /* would read X before the stores */
+    for (int i = 1; i < a.nk; i++)
+        if (lir_count_uses_expr(a.ks[i]->a, u.buf) ||
+            lir_count_uses_expr(a.ks[i]->b, u.buf))
+            return st;
     if (u.other)
         return st;
     /* Distinct elements for distinct iterations of the nest: strides
@@ -331,8 +361,11 @@ static LStmt *promote(TlSession *s, LStmt *st)
                          lir_int(s, DT_I32, total * w)}, 1);
     items[1] = renest(&a, lir_store(s, acc, &sidx, 1,
                                     lir_load(s, a.store->var, &idx, 1)), 0);
-    items[2] = lir_for(s, st->loop, st->width, st->level, st->var, st->a,
-                       st->b, renest(&a, body, 1));
+    loops = renest(&a, body, 1);
+    for (int i = a.nk - 1; i >= 0; i--)
+        loops = lir_for(s, a.ks[i]->loop, a.ks[i]->width, a.ks[i]->level,
+                        a.ks[i]->var, a.ks[i]->a, a.ks[i]->b, loops);
+    items[2] = loops;
     items[3] = renest(&a, lir_store(s, a.store->var, &idx, 1, x), 0);
     body = lir_block(s, items, 4);
     if (!cond)
@@ -343,8 +376,16 @@ static LStmt *promote(TlSession *s, LStmt *st)
     return lir_if(s, cond, body, unrolled_to_serial(s, st));
 }
 
+/* The outermost serial loop that promotes wins (its nest of serial
+ * loops keeps the registers longest); else the loops inside it are
+ * tried. */
 static LStmt *on_for(LMutator *m, LStmt *st)
 {
+    if (st->kind == LS_FOR && st->loop == LP_SERIAL) {
+        LStmt *p = promote(m->s, st);
+        if (p != st)
+            return p;
+    }
     st = lir_mutate_stmt_children(m, st);
     if (st->kind != LS_FOR || st->loop != LP_SERIAL)
         return st;
