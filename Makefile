@@ -144,7 +144,9 @@ $(RANDOM_BIN): $(RANDOM_OBJ) $(LIB)
 
 # Benchmarks (not tests): each bench/NAME.c of BENCH_SRC is a program
 # of its own; `make bench` builds and runs them, then bench/run.sh runs
-# the peers side by side (bench/README.md).
+# the peers side by side and bench/onnx/run.sh the ONNX models beside
+# onnxruntime (skipped, with a line saying why, when node or
+# onnxruntime-node is missing) (bench/README.md).
 $(BENCH_BIN): build/bench/%: build/obj/bench/%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB) $(LINK_LIBS)
@@ -152,6 +154,7 @@ $(BENCH_BIN): build/bench/%: build/obj/bench/%.o $(LIB)
 bench: $(BENCH_BIN)
 	build/bench/interp_bench
 	CC='$(CC)' sh bench/run.sh
+	sh bench/onnx/run.sh || [ $$? = 77 ]
 
 # Remade every time: `make install prefix=...` may change the folders.
 build/tdsl.pc: FORCE

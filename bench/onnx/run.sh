@@ -15,8 +15,12 @@
 # finds it (BENCH_ORT_NODE_PATH, default bench/onnx/node_modules:
 #   cd bench/onnx && ONNXRUNTIME_NODE_INSTALL=skip npm install
 #       onnxruntime-node
-# ), python3-onnx and numpy.  BENCH_RUNS (default 7) runs per median;
-# one thread on both sides (OMP_NUM_THREADS, intraOpNumThreads).
+# ), python3-onnx and numpy; without them it says so and exits 77
+# (`make bench` then goes on).  BENCH_RUNS (default 7) runs per
+# median; one thread on both sides (OMP_NUM_THREADS,
+# intraOpNumThreads).  BENCH_TDSL_FMA=1: tdsl's kernels built with
+# TDSL_FMA=1 (SPEC 10.8; default off: bit for bit with the
+# interpreter, no FMA contraction, which onnxruntime does use).
 # Raw lines go to build/bench/onnx/results.txt.  Not a test.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -31,11 +35,14 @@ export OMP_NUM_THREADS=1 BENCH_THREADS_N=1
 
 say() { echo "bench/onnx: $*" >&2; }
 [ -x "$TDSL" ] || { say "build tdsl first (make)"; exit 1; }
+[ "${BENCH_TDSL_FMA:-0}" = 1 ] && export TDSL_FMA=1
 $PY -c 'import onnx, numpy' 2>/dev/null ||
-    { say "needs python3-onnx and python3-numpy"; exit 77; }
+    { say "skipped: needs python3-onnx and python3-numpy"; exit 77; }
+command -v node >/dev/null 2>&1 ||
+    { say "skipped: needs node (apt-get install nodejs)"; exit 77; }
 node -e "require('onnxruntime-node')" 2>/dev/null ||
-    { say "needs onnxruntime-node under $NODE_PATH (see the top of" \
-          "this file)"; exit 77; }
+    { say "skipped: needs onnxruntime-node under $NODE_PATH (see the" \
+          "top of bench/onnx/run.sh)"; exit 77; }
 mkdir -p "$BENCH_DIR/made"
 $PY bench/onnx/make_models.py "$BENCH_DIR/made" || exit 1
 for m in resnet encoder; do
@@ -106,6 +113,9 @@ for dir in $models; do
         args="$args${args:+, }in_$n"
         n=$((n + 1))
     done
+    # a first call compiles (cached in the process), so that `time`
+    # measures runs only
+    echo "let warm_ = $k($args) on cpu" >>t.tdsl
     echo "time $k($args) on cpu" >>t.tdsl
     tl=$("$TDSL" t.tdsl 2>err |
          sed -n 's/.*median \([0-9.e+-]*\) \([a-z]*\) of.*/\1 \2/p')
