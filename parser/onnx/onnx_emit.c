@@ -265,6 +265,8 @@ static int import_nodes(OxModel *m)
         if (!fn)
             fn = ox_nn_op(n->op_type);
         if (!fn)
+            fn = ox_conv_op(n->op_type);
+        if (!fn)
             fn = ox_tensor_op(n->op_type);
         if (!fn)
             fn = ox_loss_op(n->op_type);

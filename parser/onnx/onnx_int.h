@@ -116,6 +116,14 @@ int64_t ox_numel(const OxValue *v);
  * is not a variable alone; other values read the helper directly. */
 void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
                     unsigned mask);
+/* The index texts of a read, one per axis. */
+typedef char OxIdx[512];
+/* Appends "v.id[idx...]" and marks v used; through boundary helper
+ * `helper` (ox_put_bounded, guarding the axes whose index is not a
+ * variable alone) in ox_read_bounded. */
+void ox_read(TlBuf *b, OxValue *v, OxIdx *idx);
+void ox_read_bounded(OxModel *m, TlBuf *b, OxValue *v, const char *helper,
+                     OxIdx *idx);
 /* Is index text s a variable alone ("i2", "r0")? */
 int ox_plain_index(const char *s);
 int ox_dims_ok(int rank, const int64_t *dims);
@@ -159,6 +167,11 @@ int ox_attr_ints(OxModel *m, const char *name, int64_t *out, int max);
 
 /* The node's input i, or NULL when absent (or given as ""). */
 OxValue *ox_in(OxModel *m, int i);
+/* The same, for an input the op needs: NULL after a message. */
+OxValue *ox_need_in(OxModel *m, int i);
+/* The integers of constant input v (axes, a shape; at most max); -1
+ * after a message when v is not known at import or not such a list. */
+int ox_const_ints(OxModel *m, OxValue *v, int64_t *out, int max);
 /* Declares the node's output i; the value, or NULL after a message. */
 OxValue *ox_out(OxModel *m, int i, TlDType dt, int rank,
                 const int64_t *dims);
@@ -173,6 +186,7 @@ typedef struct OxOp {
 } OxOp;
 OxOpFn ox_elementwise_op(const char *name);
 OxOpFn ox_nn_op(const char *name);
+OxOpFn ox_conv_op(const char *name);
 OxOpFn ox_tensor_op(const char *name);
 OxOpFn ox_loss_op(const char *name);
 OxOpFn ox_scatter_op(const char *name);

@@ -10,22 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef char Idx[512];
+typedef OxIdx Idx;
 
 static void rd(OxModel *m, TlBuf *b, OxValue *v, Idx *idx,
                const char *helper)
 {
-    unsigned mask = 0;
-
     v->used = 1;
-    for (int i = 0; helper && i < v->rank; i++)
-        if (!ox_plain_index(idx[i]))
-            mask |= 1u << i;
     /* A gathered stage keeps its natural domain (clamp_edge); reads
      * outside a stage's extent go through a padded stage. */
-    if (helper && !strcmp(helper, "zero_pad"))
-        ox_put_bounded(m, b, v, helper, mask);
-    else if (helper)
+    if (helper && !strcmp(helper, "zero_pad")) {
+        ox_read_bounded(m, b, v, helper, idx);
+        return;
+    }
+    if (helper)
         buf_printf(b, "%s.%s", v->id, helper);
     else
         buf_puts(b, v->id);
@@ -39,35 +36,6 @@ static void plain(Idx *idx, int rank)
 {
     for (int i = 0; i < rank; i++)
         snprintf(idx[i], sizeof idx[0], "i%d", i);
-}
-
-static OxValue *need_in(OxModel *m, int i)
-{
-    OxValue *v = ox_in(m, i);
-    if (!v)
-        ox_unsupported(m, "input %d is missing", i);
-    return v;
-}
-
-/* The integers of constant input v (at most max); -1 after a
- * message. */
-static int ints_of(OxModel *m, OxValue *v, int64_t *out, int max)
-{
-    int64_t n, idx[1];
-
-    if (!v->cval) {
-        ox_unsupported(m, "input '%s' must be known at import (a constant, "
-                       "an initializer, or bound with --bind)", v->name);
-        return -1;
-    }
-    if (v->rank > 1 || dt_is_float(v->dt) || (n = ox_numel(v)) > max) {
-        ox_unsupported(m, "input '%s' is not a list of at most %d "
-                       "integers", v->name, max);
-        return -1;
-    }
-    for (idx[0] = 0; idx[0] < n; idx[0]++)
-        out[idx[0]] = tl_tensor_get_i64(v->cval, v->rank ? idx : NULL);
-    return (int)n;
 }
 
 static int axis_of(OxModel *m, int64_t a, int rank)
@@ -120,7 +88,7 @@ static char *index_stage(OxModel *m, OxValue *ind, const char *yname,
 
 static int op_slice(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *y;
+    OxValue *x = ox_need_in(m, 0), *y;
     int64_t st[TL_MAX_RANK], en[TL_MAX_RANK], ax[TL_MAX_RANK],
         sp[TL_MAX_RANK];
     int64_t start[TL_MAX_RANK], step[TL_MAX_RANK], dims[TL_MAX_RANK];
@@ -134,15 +102,15 @@ static int op_slice(OxModel *m)
         ne = ox_attr_ints(m, "ends", en, TL_MAX_RANK);
         na = ox_attr_ints(m, "axes", ax, TL_MAX_RANK);
     } else {
-        OxValue *s = need_in(m, 1), *e = need_in(m, 2);
+        OxValue *s = ox_need_in(m, 1), *e = ox_need_in(m, 2);
         if (!s || !e)
             return -1;
-        n = ints_of(m, s, st, TL_MAX_RANK);
-        ne = ints_of(m, e, en, TL_MAX_RANK);
+        n = ox_const_ints(m, s, st, TL_MAX_RANK);
+        ne = ox_const_ints(m, e, en, TL_MAX_RANK);
         if (ox_in(m, 3))
-            na = ints_of(m, ox_in(m, 3), ax, TL_MAX_RANK);
+            na = ox_const_ints(m, ox_in(m, 3), ax, TL_MAX_RANK);
         if (ox_in(m, 4))
-            ns = ints_of(m, ox_in(m, 4), sp, TL_MAX_RANK);
+            ns = ox_const_ints(m, ox_in(m, 4), sp, TL_MAX_RANK);
     }
     if (m->error)
         return -1;
@@ -193,7 +161,7 @@ static int op_slice(OxModel *m)
 /* Gather: y[a.., j.., b..] = x[a.., ind[j..], b..]. */
 static int op_gather(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *ind = need_in(m, 1), *y;
+    OxValue *x = ox_need_in(m, 0), *ind = ox_need_in(m, 1), *y;
     int64_t dims[TL_MAX_RANK];
     int a, rank = 0;
     Idx ix[TL_MAX_RANK], ii[TL_MAX_RANK];
@@ -240,7 +208,7 @@ static int op_gather(OxModel *m)
 
 static int op_gather_elements(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *ind = need_in(m, 1), *y;
+    OxValue *x = ox_need_in(m, 0), *ind = ox_need_in(m, 1), *y;
     int a;
     Idx ix[TL_MAX_RANK];
 
@@ -270,7 +238,7 @@ static int op_gather_elements(OxModel *m)
 
 static int op_split(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *y;
+    OxValue *x = ox_need_in(m, 0), *y;
     int64_t sizes[64], dims[TL_MAX_RANK], off = 0;
     int a, n = (int)m->node->n_output, ns = -1;
     Idx idx[TL_MAX_RANK];
@@ -282,7 +250,7 @@ static int op_split(OxModel *m)
         return -1;
     }
     if (m->opset >= 13 && ox_in(m, 1))
-        ns = ints_of(m, ox_in(m, 1), sizes, 64);
+        ns = ox_const_ints(m, ox_in(m, 1), sizes, 64);
     else if (m->opset < 13)
         ns = ox_attr_ints(m, "split", sizes, 64);
     if (m->error)
@@ -322,14 +290,14 @@ static int op_split(OxModel *m)
 
 static int op_expand(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *s = need_in(m, 1), *y, shape;
+    OxValue *x = ox_need_in(m, 0), *s = ox_need_in(m, 1), *y, shape;
     int64_t dims[TL_MAX_RANK];
     int n, rank;
 
-    if (!x || !s || (n = ints_of(m, s, shape.dims, TL_MAX_RANK)) < 0)
+    if (!x || !s || (n = ox_const_ints(m, s, shape.dims, TL_MAX_RANK)) < 0)
         return -1;
     memset(&shape, 0, sizeof shape);
-    n = ints_of(m, s, shape.dims, TL_MAX_RANK);
+    n = ox_const_ints(m, s, shape.dims, TL_MAX_RANK);
     shape.name = s->name;
     shape.rank = n;
     if (ox_broadcast(m, x, &shape, &rank, dims) < 0 ||
@@ -344,11 +312,11 @@ static int op_expand(OxModel *m)
 
 static int op_tile(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *r = need_in(m, 1), *y;
+    OxValue *x = ox_need_in(m, 0), *r = ox_need_in(m, 1), *y;
     int64_t rep[TL_MAX_RANK], dims[TL_MAX_RANK];
     Idx idx[TL_MAX_RANK];
 
-    if (!x || !r || ints_of(m, r, rep, TL_MAX_RANK) != x->rank) {
+    if (!x || !r || ox_const_ints(m, r, rep, TL_MAX_RANK) != x->rank) {
         if (!m->error)
             ox_unsupported(m, "repeats must have one entry per axis");
         return -1;
@@ -377,7 +345,7 @@ static int op_tile(OxModel *m)
 
 static int op_pad(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *y, *cv = NULL;
+    OxValue *x = ox_need_in(m, 0), *y, *cv = NULL;
     int64_t pads[2 * TL_MAX_RANK], dims[TL_MAX_RANK];
     const Onnx__AttributeProto *ma = ox_attr(m, "mode");
     int n, mode = 0;    /* constant, reflect, edge */
@@ -398,10 +366,10 @@ static int op_pad(OxModel *m)
     if (m->opset < 11) {
         n = ox_attr_ints(m, "pads", pads, 2 * TL_MAX_RANK);
     } else {
-        OxValue *p = need_in(m, 1);
+        OxValue *p = ox_need_in(m, 1);
         if (!p)
             return -1;
-        n = ints_of(m, p, pads, 2 * TL_MAX_RANK);
+        n = ox_const_ints(m, p, pads, 2 * TL_MAX_RANK);
         cv = ox_in(m, 2);
     }
     if (m->error)
@@ -468,14 +436,14 @@ static int op_pad(OxModel *m)
 
 static int op_trilu(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *y, *kv = ox_in(m, 1);
+    OxValue *x = ox_need_in(m, 0), *y, *kv = ox_in(m, 1);
     int64_t k = 0;
     int upper = (int)ox_attr_i(m, "upper", 1), r;
     Idx idx[TL_MAX_RANK];
 
     if (!x)
         return -1;
-    if (kv && ints_of(m, kv, &k, 1) != 1) {
+    if (kv && ox_const_ints(m, kv, &k, 1) != 1) {
         if (!m->error)
             ox_unsupported(m, "k must be one integer");
         return -1;
@@ -498,13 +466,13 @@ static int op_trilu(OxModel *m)
 
 static int op_cumsum(OxModel *m)
 {
-    OxValue *x = need_in(m, 0), *av = need_in(m, 1), *y;
+    OxValue *x = ox_need_in(m, 0), *av = ox_need_in(m, 1), *y;
     int64_t a64;
     int a, ex = (int)ox_attr_i(m, "exclusive", 0);
     int rev = (int)ox_attr_i(m, "reverse", 0);
     Idx idx[TL_MAX_RANK];
 
-    if (!x || !av || ints_of(m, av, &a64, 1) != 1 ||
+    if (!x || !av || ox_const_ints(m, av, &a64, 1) != 1 ||
         (a = axis_of(m, a64, x->rank)) < 0) {
         if (!m->error)
             ox_unsupported(m, "axis must be one integer");
@@ -526,7 +494,8 @@ static int op_cumsum(OxModel *m)
 
 static int op_range(OxModel *m)
 {
-    OxValue *s = need_in(m, 0), *l = need_in(m, 1), *d = need_in(m, 2), *y;
+    OxValue *s = ox_need_in(m, 0), *l = ox_need_in(m, 1);
+    OxValue *d = ox_need_in(m, 2), *y;
     int64_t n;
     double fs, fl, fd;
     Idx none[1];
@@ -570,7 +539,7 @@ static int op_constant_of_shape(OxModel *m)
     double f = 0;
     int n;
 
-    if (!s || (n = ints_of(m, s, dims, TL_MAX_RANK)) < 0) {
+    if (!s || (n = ox_const_ints(m, s, dims, TL_MAX_RANK)) < 0) {
         if (!m->error)
             ox_unsupported(m, "needs a shape input");
         return -1;

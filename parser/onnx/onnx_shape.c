@@ -312,6 +312,34 @@ OxValue *ox_in(OxModel *m, int i)
     return v;
 }
 
+OxValue *ox_need_in(OxModel *m, int i)
+{
+    OxValue *v = ox_in(m, i);
+    if (!v)
+        ox_unsupported(m, "input %d is missing", i);
+    return v;
+}
+
+int ox_const_ints(OxModel *m, OxValue *v, int64_t *out, int max)
+{
+    int64_t n, idx[1] = {0};
+
+    if (!v->cval) {
+        ox_unsupported(m, "input '%s' must be known at import (a constant, "
+                       "an initializer, or bound with --bind)", v->name);
+        return -1;
+    }
+    if (v->rank > 1 || dt_is_float(v->dt) ||
+        (n = ox_numel(v)) > max) {
+        ox_unsupported(m, "input '%s' is not a list of at most %d "
+                       "integers", v->name, max);
+        return -1;
+    }
+    for (idx[0] = 0; idx[0] < n; idx[0]++)
+        out[idx[0]] = tl_tensor_get_i64(v->cval, v->rank ? idx : NULL);
+    return (int)n;
+}
+
 OxValue *ox_out(OxModel *m, int i, TlDType dt, int rank,
                 const int64_t *dims)
 {
@@ -439,4 +467,28 @@ void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
     }
     buf_putc(b, '\n');
     buf_puts(out, id);
+}
+
+void ox_read(TlBuf *b, OxValue *v, OxIdx *idx)
+{
+    v->used = 1;
+    buf_printf(b, "%s[", v->id);
+    for (int i = 0; i < v->rank; i++)
+        buf_printf(b, "%s%s", i ? ", " : "", idx[i]);
+    buf_putc(b, ']');
+}
+
+void ox_read_bounded(OxModel *m, TlBuf *b, OxValue *v, const char *helper,
+                     OxIdx *idx)
+{
+    unsigned mask = 0;
+
+    for (int i = 0; i < v->rank; i++)
+        if (!ox_plain_index(idx[i]))
+            mask |= 1u << i;
+    ox_put_bounded(m, b, v, helper, mask);
+    buf_putc(b, '[');
+    for (int i = 0; i < v->rank; i++)
+        buf_printf(b, "%s%s", i ? ", " : "", idx[i]);
+    buf_putc(b, ']');
 }
