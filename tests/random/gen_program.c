@@ -145,7 +145,7 @@ static int shaped(const Ten *t)
 
 static const TlDType dtypes[] = {
     DT_F32, DT_F32, DT_F32, DT_F64, DT_I32, DT_I32, DT_I64, DT_I16,
-    DT_I8, DT_U8, DT_BOOL
+    DT_I8, DT_U8, DT_BOOL, DT_F16, DT_BF16
 };
 
 static Node *node(Gen *g, NKind k, TlDType dt)

@@ -48,8 +48,10 @@ typedef struct Sched {
     int inl[MAXF];          /* compute_inline */
     int upd[MAXF];          /* lowered as an update: reduction loops */
     int can_rf;             /* the stage being scheduled may rfactor:
-                             * an integer sum/prod/max/min, whose
-                             * result does not depend on the order */
+                             * max/min of any dtype or an integer
+                             * sum/prod, whose result does not depend
+                             * on the order (a float sum's does: SPEC
+                             * 10.5's tolerance, tests/cpu/cpu_rfactor) */
     int shift_ok;           /* split tails: shift_inwards (no reduction
                              * loops in the nest), round_up (also an
                              * intermediate computed at root) */
@@ -522,9 +524,9 @@ static int stage(Sched *s, int fi, TlBuf *out)
         TlReduce *red = f->reds[0];
         use_rv = 1;
         s->upd[fi] = 1;
-        s->can_rf = dt_is_int(f->dtype) &&
-                    (red->op == RD_SUM || red->op == RD_PROD ||
-                     red->op == RD_MAX || red->op == RD_MIN);
+        s->can_rf = red->op == RD_MAX || red->op == RD_MIN ||
+                    (dt_is_int(f->dtype) &&
+                     (red->op == RD_SUM || red->op == RD_PROD));
         for (int v = 0; v < red->nrvars; v++) {
             Loop *l = &n->l[n->n++];
             int64_t c;
