@@ -12,6 +12,7 @@
 #include "codegen/codegen_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char helpers[] =
@@ -486,24 +487,48 @@ static size_t stage_len(const char *n)
 
 static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer);
 
+/* The index of the last item of block st that uses the variable of
+ * item a (a itself when no later one does). */
+static int last_use(const LStmt *st, int a)
+{
+    int last = a;
+
+    for (int j = a + 1; j < st->nitems; j++)
+        if (lir_count_uses(st->items[j], st->items[a]->var))
+            last = j;
+    return last;
+}
+
+/* A heap buffer is freed right after the last item of its block that
+ * uses it, so that a stage's buffer is gone once its readers have run
+ * and the peak memory of a long pipeline (an imported model) is what
+ * is live at once, not every intermediate. */
 static void block_items(TlBuf *b, const LStmt *st, int ind,
                         const char *outer)
 {
-    if (st->kind == LS_BLOCK) {
-        for (int i = 0; i < st->nitems; i++)
-            stmt(b, st->items[i], ind, outer);
-        for (int i = st->nitems - 1; i >= 0; i--) {
-            const LStmt *it = st->items[i];
-            if (it->kind == LS_ALLOC && it->mem == LM_HEAP) {
+    int *last;
+
+    if (st->kind != LS_BLOCK) {
+        stmt(b, st, ind, outer);
+        return;
+    }
+    last = tl_xcalloc((size_t)st->nitems + 1, sizeof *last);
+    for (int i = 0; i < st->nitems; i++) {
+        const LStmt *it = st->items[i];
+        last[i] = it->kind == LS_ALLOC && it->mem == LM_HEAP ?
+                  last_use(st, i) : -1;
+    }
+    for (int i = 0; i < st->nitems; i++) {
+        stmt(b, st->items[i], ind, outer);
+        for (int a = i; a >= 0; a--)
+            if (last[a] == i) {
                 indent(b, ind);
                 buf_puts(b, "free(");
-                name(b, it->var->name);
+                name(b, st->items[a]->var->name);
                 buf_puts(b, ");\n");
             }
-        }
-    } else {
-        stmt(b, st, ind, outer);
     }
+    free(last);
 }
 
 static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
