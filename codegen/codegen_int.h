@@ -28,7 +28,8 @@ TL_INTERNAL double lir_round_float(TlDType dt, double v);
 TL_INTERNAL int64_t lir_wrap_int(TlDType dt, int64_t v);
 /* Whether v is a value of integer dtype dt (bool: 0 or 1). */
 TL_INTERNAL int lir_int_fits(TlDType dt, int64_t v);
-/* The smallest and largest value of integer dtype dt. */
+/* The smallest and largest value of integer dtype dt (u64's largest
+ * as its bits, -1: u64 values are held in int64_t as their bits). */
 TL_INTERNAL int64_t lir_int_min(TlDType dt);
 TL_INTERNAL int64_t lir_int_max(TlDType dt);
 

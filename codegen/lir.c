@@ -125,7 +125,7 @@ int64_t lir_wrap_int(TlDType dt, int64_t v)
 
     if (dt == DT_BOOL)
         return v != 0;
-    if (dt == DT_I64 || !dt_is_int(dt))
+    if (dt == DT_I64 || dt == DT_U64 || !dt_is_int(dt))
         return v;
     tl_dt_store_i64(dt, tmp, v);
     return tl_dt_load_i64(dt, tmp);
@@ -147,6 +147,9 @@ int64_t lir_int_max(TlDType dt)
     switch (dt) {
     case DT_BOOL: return 1;
     case DT_U8: return UINT8_MAX;
+    case DT_U16: return UINT16_MAX;
+    case DT_U32: return UINT32_MAX;
+    case DT_U64: return -1;     /* the bits of UINT64_MAX */
     case DT_I8: return INT8_MAX;
     case DT_I16: return INT16_MAX;
     case DT_I32: return INT32_MAX;
@@ -157,6 +160,8 @@ int64_t lir_int_max(TlDType dt)
 
 int lir_int_fits(TlDType dt, int64_t v)
 {
+    if (dt == DT_U64)           /* held as its bits: any int64_t */
+        return 1;
     return (dt == DT_BOOL || dt_is_int(dt)) && v >= lir_int_min(dt) &&
            v <= lir_int_max(dt);
 }

@@ -115,6 +115,20 @@ static int64_t fold_int(LOp op, TlDType dt, int64_t x, int64_t y)
 {
     uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
 
+    if (dt == DT_U64) {
+        /* Held as bits: / % and the order are the unsigned ones. */
+        switch (op) {
+        case LO_DIV: return uy ? (int64_t)(ux / uy) : 0;
+        case LO_MOD: return uy ? (int64_t)(ux % uy) : 0;
+        case LO_MIN: return uy < ux ? y : x;
+        case LO_MAX: return uy > ux ? y : x;
+        case LO_LT: return ux < uy;
+        case LO_LE: return ux <= uy;
+        case LO_GT: return ux > uy;
+        case LO_GE: return ux >= uy;
+        default: break;
+        }
+    }
     switch (op) {
     case LO_ADD: return lir_wrap_int(dt, (int64_t)(ux + uy));
     case LO_SUB: return lir_wrap_int(dt, (int64_t)(ux - uy));
@@ -165,11 +179,15 @@ static double float_minmax(LOp op, double a, double b)
  * Ranges
  * ==================================================================== */
 
+/* Ranges are intervals of int64_t.  A u64 value is held as its bits,
+ * so its ranges are those of the bits read as i64: exact through the
+ * wrapping + - * (the same ring) and casts, but not for the unsigned
+ * / % min max and comparisons, which take no rules from ranges. */
 static Range full(TlDType dt)
 {
     Range r;
-    r.lo = lir_int_min(dt);
-    r.hi = lir_int_max(dt);
+    r.lo = dt == DT_U64 ? INT64_MIN : lir_int_min(dt);
+    r.hi = dt == DT_U64 ? INT64_MAX : lir_int_max(dt);
     return r;
 }
 
@@ -182,7 +200,8 @@ static Range point(int64_t v)
 
 static int fits(TlDType dt, Range r)
 {
-    return r.lo >= lir_int_min(dt) && r.hi <= lir_int_max(dt);
+    Range f = full(dt);
+    return r.lo >= f.lo && r.hi <= f.hi;
 }
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -286,6 +305,9 @@ static Range range(const Simp *S, const LExpr *e)
     case LE_RAMP:
         return range_ramp(S, e, &a) ? a : r;
     case LE_BINARY:
+        if (dt == DT_U64 && e->op != LO_ADD && e->op != LO_SUB &&
+            e->op != LO_MUL)
+            return r;
         a = range(S, e->a);
         b = range(S, e->b);
         return range_op(e->op, dt, a, b, &a) ? a : r;
@@ -306,7 +328,7 @@ static Range range(const Simp *S, const LExpr *e)
         a.hi = max64(a.hi, b.hi);
         return a;
     case LE_CALL:
-        if (e->fn != LC_ABS)
+        if (e->fn != LC_ABS || dt == DT_U64)
             return r;
         a = range(S, e->args[0]);
         if (a.lo >= 0)
@@ -382,7 +404,10 @@ static LExpr *cast_const(Simp *S, LType t, TlDType from, int64_t i,
         return int_of(S, t, tl_f64_to_int(t.dt, f));
     }
     if (dt_is_float(t.dt)) {
-        tl_dt_store_i64(t.dt, tmp, i);
+        if (from == DT_U64)
+            tl_dt_store_u64(t.dt, tmp, (uint64_t)i);
+        else
+            tl_dt_store_i64(t.dt, tmp, i);
         return float_of(S, t, tl_dt_load_f64(t.dt, tmp));
     }
     return int_of(S, t, i);
@@ -905,6 +930,9 @@ static LExpr *binary_node(Simp *S, LExpr *e)
     r = ramp_rules(S, e);
     if (r != e)
         return r;
+    if (dt == DT_U64)   /* the wrapping + - * only (see full()) */
+        return e->op == LO_ADD || e->op == LO_SUB || e->op == LO_MUL
+                   ? arith_rules(S, e) : e;
     if (cls == 'C')
         return compare_rules(S, e);
     switch (e->op) {

@@ -94,7 +94,8 @@ static LExpr *cast_ramp(Vz *z, TlDType to, LExpr *a)
     TlDType from = a->type.dt;
 
     if (a->kind == LE_RAMP && dt_is_int(from) && dt_is_int(to) &&
-        dt_size(to) > dt_size(from) && from != DT_BOOL && from != DT_U8)
+        dt_size(to) > dt_size(from) && from != DT_BOOL &&
+        !dt_is_unsigned(from))
         return lir_ramp(z->s, lir_cast(z->s, to, a->a),
                         lir_cast(z->s, to, a->b), a->type.lanes);
     return NULL;

@@ -275,8 +275,8 @@ static int bi_arange(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
     if (all_int) {
         /* Exactly, where a double would round a long range. */
         int64_t d = iv[1] - iv[0], s = iv[2];
-        if ((d > 0) == (s > 0) && d != 0)
-            n = (double)((d + s + (s > 0 ? -1 : 1)) / s);
+        if ((d > 0) == (s > 0) && d != 0)   /* ceil(d / s), no overflow */
+            n = (double)((d + (s > 0 ? -1 : 1)) / s + 1);
         else
             n = 0;
     }

@@ -188,6 +188,9 @@ TL_INTERNAL ItpNode *itp_compile(ItpFrame *F, const TlExpr *e, int row_var,
 TL_INTERNAL double itp_round(TlDType dt, double x);
 /* Keeps the low bits of v for integer dtype dt (bool: v != 0). */
 TL_INTERNAL int64_t itp_wrap(TlDType dt, int64_t v);
+/* a < b for integer values of dtype dt (u64 values are held as their
+ * bits, so they compare unsigned). */
+TL_INTERNAL int itp_ilt(TlDType dt, int64_t a, int64_t b);
 /* Casts v of dtype from to dtype to (lang.h's tl_dt_store rules). */
 TL_INTERNAL ItpVal itp_cast(TlDType to, TlDType from, ItpVal v);
 /* A scalar argument converted to dtype dt (interp.h, TlScalarArg). */

@@ -138,6 +138,8 @@ static int fits(TlDType dt, int64_t v)
     case DT_I8: return v >= INT8_MIN && v <= INT8_MAX;
     case DT_I16: return v >= INT16_MIN && v <= INT16_MAX;
     case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
+    case DT_U16: return v >= 0 && v <= UINT16_MAX;
+    case DT_U32: return v >= 0 && v <= UINT32_MAX;
     default: return 1;
     }
 }

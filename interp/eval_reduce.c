@@ -44,6 +44,9 @@ static ItpVal identity(TlOp op, TlDType dt)
     case DT_I16: v.i = up ? INT16_MIN : INT16_MAX; break;
     case DT_I32: v.i = up ? INT32_MIN : INT32_MAX; break;
     case DT_I64: v.i = up ? INT64_MIN : INT64_MAX; break;
+    case DT_U16: v.i = up ? 0 : UINT16_MAX; break;
+    case DT_U32: v.i = up ? 0 : UINT32_MAX; break;
+    case DT_U64: v.i = up ? 0 : (int64_t)UINT64_MAX; break;
     default: v.f = up ? -INFINITY : INFINITY; break;
     }
     return v;
@@ -70,7 +73,8 @@ static int better(TlOp op, TlDType dt, ItpVal best, ItpVal v)
             return 1;
         return op == RD_ARGMAX ? v.f > best.f : v.f < best.f;
     }
-    return op == RD_ARGMAX ? v.i > best.i : v.i < best.i;
+    return op == RD_ARGMAX ? itp_ilt(dt, best.i, v.i)
+                           : itp_ilt(dt, v.i, best.i);
 }
 
 static int is_arg(TlOp op)

@@ -42,8 +42,15 @@ int64_t itp_wrap(TlDType dt, int64_t v)
     case DT_I8: return (int8_t)(uint8_t)v;
     case DT_I16: return (int16_t)(uint16_t)v;
     case DT_I32: return (int32_t)(uint32_t)v;
+    case DT_U16: return (uint16_t)v;
+    case DT_U32: return (uint32_t)v;
     default: return v;
     }
+}
+
+int itp_ilt(TlDType dt, int64_t a, int64_t b)
+{
+    return dt == DT_U64 ? (uint64_t)a < (uint64_t)b : a < b;
 }
 
 /* An integer converted to float dtype dt in one rounding step. */
@@ -57,6 +64,15 @@ static double int_to_float(TlDType dt, int64_t v)
     }
 }
 
+/* A u64 value (held as its bits) converted to float dtype dt. */
+static double u64_to_float(TlDType dt, uint64_t v)
+{
+    char tmp[8];
+
+    tl_dt_store_u64(dt, tmp, v);
+    return tl_dt_load_f64(dt, tmp);
+}
+
 ItpVal itp_cast(TlDType to, TlDType from, ItpVal v)
 {
     ItpVal r;
@@ -67,7 +83,8 @@ ItpVal itp_cast(TlDType to, TlDType from, ItpVal v)
         else
             r.i = tl_f64_to_int(to, v.f);
     } else if (dt_is_float(to)) {
-        r.f = int_to_float(to, v.i);
+        r.f = from == DT_U64 ? u64_to_float(to, (uint64_t)v.i)
+                             : int_to_float(to, v.i);
     } else {
         r.i = itp_wrap(to, v.i);
     }
@@ -155,7 +172,7 @@ ItpVal itp_min(TlDType dt, ItpVal a, ItpVal b)
             return b;
         return b.f < a.f ? b : a;
     }
-    return b.i < a.i ? b : a;
+    return itp_ilt(dt, b.i, a.i) ? b : a;
 }
 
 ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b)
@@ -167,7 +184,7 @@ ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b)
             return b;
         return b.f > a.f ? b : a;
     }
-    return b.i > a.i ? b : a;
+    return itp_ilt(dt, a.i, b.i) ? b : a;
 }
 
 ItpVal itp_clamp(TlDType dt, ItpVal x, ItpVal lo, ItpVal hi)
@@ -190,7 +207,8 @@ ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a)
         case I_NEG: r.i = itp_wrap(dt, (int64_t)(0 - (uint64_t)a.i)); break;
         case I_NOT: r.i = !a.i; break;
         case I_ABS:
-            r.i = itp_wrap(dt, a.i < 0 ? (int64_t)(0 - (uint64_t)a.i) : a.i);
+            r.i = itp_wrap(dt, a.i < 0 && dt != DT_U64
+                                   ? (int64_t)(0 - (uint64_t)a.i) : a.i);
             break;
         default: tl_unreachable();
         }
@@ -231,6 +249,20 @@ static ItpVal int_binary(ItpOp op, TlDType dt, int64_t a, int64_t b)
     ItpVal r;
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
 
+    if (dt == DT_U64) {
+        /* Held as bits: /, % and the orderings are unsigned ones. */
+        switch (op) {
+        case I_DIV: r.i = ub ? (int64_t)(ua / ub) : 0; return r;
+        case I_MOD: r.i = ub ? (int64_t)(ua % ub) : 0; return r;
+        case I_LT: r.i = ua < ub; return r;
+        case I_LE: r.i = ua <= ub; return r;
+        case I_GT: r.i = ua > ub; return r;
+        case I_GE: r.i = ua >= ub; return r;
+        case I_MIN: r.i = ub < ua ? b : a; return r;
+        case I_MAX: r.i = ub > ua ? b : a; return r;
+        default: break;
+        }
+    }
     switch (op) {
     case I_ADD: r.i = itp_wrap(dt, (int64_t)(ua + ub)); break;
     case I_SUB: r.i = itp_wrap(dt, (int64_t)(ua - ub)); break;

@@ -335,7 +335,7 @@ static int eval_operator(TlInterp *ip, TlExpr *e, TlValue *out)
                        op_spelling(e->op));
             return -1;
         }
-        if (!binary && dt == DT_U8 && !is_weak(e->a)) {
+        if (!binary && dt_is_unsigned(dt) && !is_weak(e->a)) {
             diag_error(ip->s, e->loc, DIAG_NEG_UNSIGNED, dt_name(dt));
             return -1;
         }
@@ -568,8 +568,8 @@ static TlValue identity(TlOp op, TlDType dt)
         return itp_num_f64(dt, want_low ? -INFINITY : INFINITY);
     if (dt == DT_BOOL)
         return itp_num_i64(dt, !want_low);
-    if (!dt_is_signed(dt))
-        return itp_num_i64(dt, want_low ? 0 : ((int64_t)1 << bits) - 1);
+    if (!dt_is_signed(dt))      /* -1 wraps to the largest value */
+        return itp_num_i64(dt, want_low ? 0 : -1);
     if (bits == 64)
         return itp_num_i64(dt, want_low ? INT64_MIN : INT64_MAX);
     return itp_num_i64(dt, want_low ? -((int64_t)1 << (bits - 1))
@@ -608,6 +608,16 @@ static void accumulate(Red *r, TlValue *x, int64_t at)
     }
     default:
         /* argmax/argmin: the first NaN wins, else the first extreme. */
+        if (!dt_is_float(r->dt)) {
+            /* Exactly, not through f64 (i64 and u64 hold more). */
+            TlValue gt = itp_num_binary(op == RD_ARGMAX ? OP_GT : OP_LT,
+                                        r->dt, x, &r->acc);
+            if (gt.i) {
+                r->acc = *x;
+                r->arg = at;
+            }
+            return;
+        }
         a = itp_num_get_f64(&r->acc);
         b = itp_num_get_f64(x);
         if (isnan(a))

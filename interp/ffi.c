@@ -26,6 +26,8 @@
 /* The storage of one C argument or result. */
 typedef union CArg {
     uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
     int8_t i8;
     int16_t i16;
     int32_t i32;
@@ -66,6 +68,9 @@ static ffi_type *c_type(TlDType dt)
     case DT_I16: return &ffi_type_sint16;
     case DT_I32: return &ffi_type_sint32;
     case DT_I64: return &ffi_type_sint64;
+    case DT_U16: return &ffi_type_uint16;
+    case DT_U32: return &ffi_type_uint32;
+    case DT_U64: return &ffi_type_uint64;
     case DT_F32: return &ffi_type_float;
     case DT_F64: return &ffi_type_double;
     default: return NULL;       /* f16, bf16 */
@@ -252,7 +257,9 @@ static void set_arg(CArg *c, TlDType dt, ItpVal v)
     case DT_I8: c->i8 = (int8_t)v.i; break;
     case DT_I16: c->i16 = (int16_t)v.i; break;
     case DT_I32: c->i32 = (int32_t)v.i; break;
-    case DT_I64: c->i64 = v.i; break;
+    case DT_I64: case DT_U64: c->i64 = v.i; break;
+    case DT_U16: c->u16 = (uint16_t)v.i; break;
+    case DT_U32: c->u32 = (uint32_t)v.i; break;
     case DT_F32: c->f32 = (float)v.f; break;
     case DT_F64: c->f64 = v.f; break;
     default: tl_unreachable();
@@ -269,7 +276,9 @@ static ItpVal get_result(TlDType dt, const CArg *r)
     case DT_I8: v.i = (int8_t)r->r; break;
     case DT_I16: v.i = (int16_t)r->r; break;
     case DT_I32: v.i = (int32_t)r->r; break;
-    case DT_I64: v.i = (int64_t)r->r; break;
+    case DT_I64: case DT_U64: v.i = (int64_t)r->r; break;
+    case DT_U16: v.i = (uint16_t)r->r; break;
+    case DT_U32: v.i = (uint32_t)r->r; break;
     case DT_F32: v.f = r->f32; break;
     case DT_F64: v.f = r->f64; break;
     default: tl_unreachable();

@@ -492,15 +492,16 @@ static TlDType parse_descr(const Header *h, int *swap, char *err,
         else if (kind == 'i')
             dt = size == 1 ? DT_I8 : size == 2 ? DT_I16
                  : size == 4 ? DT_I32 : size == 8 ? DT_I64 : DT_NONE;
-        else if (kind == 'u' && size == 1)
-            dt = DT_U8;
+        else if (kind == 'u')
+            dt = size == 1 ? DT_U8 : size == 2 ? DT_U16
+                 : size == 4 ? DT_U32 : size == 8 ? DT_U64 : DT_NONE;
         else if ((kind == 'b' || kind == '?') && size == 1)
             dt = DT_BOOL;
     }
     if (dt == DT_NONE) {
         itp_error(err, errlen, h->name,
                   "unsupported dtype '%s' (tdsl reads f2 f4 f8 i1 i2 i4 "
-                  "i8 u1 b1)", d);
+                  "i8 u1 u2 u4 u8 b1)", d);
         return DT_NONE;
     }
     if (order == '|' && size > 1) {
@@ -636,6 +637,9 @@ static const char *npy_descr(TlDType dt)
     switch (dt) {
     case DT_BOOL: return "|b1";
     case DT_U8: return "|u1";
+    case DT_U16: return "<u2";
+    case DT_U32: return "<u4";
+    case DT_U64: return "<u8";
     case DT_I8: return "|i1";
     case DT_I16: return "<i2";
     case DT_I32: return "<i4";

@@ -31,7 +31,7 @@ static TlDType onnx_dtype(const Onnx__TensorProto *p, const char *name,
         {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, DT_F32, "float"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, DT_U8, "uint8"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, DT_I8, "int8"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, DT_NONE, "uint16"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, DT_U16, "uint16"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, DT_I16, "int16"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, DT_I32, "int32"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, DT_I64, "int64"},
@@ -39,8 +39,8 @@ static TlDType onnx_dtype(const Onnx__TensorProto *p, const char *name,
         {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, DT_BOOL, "bool"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, DT_F16, "float16"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, DT_F64, "double"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, DT_NONE, "uint32"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, DT_NONE, "uint64"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, DT_U32, "uint32"},
+        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, DT_U64, "uint64"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64, DT_NONE, "complex64"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128, DT_NONE, "complex128"},
         {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, DT_BF16, "bfloat16"},
@@ -63,10 +63,6 @@ static TlDType onnx_dtype(const Onnx__TensorProto *p, const char *name,
         else if (p->data_type >= ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64)
             itp_error(err, errlen, name, "complex tensors (%s) are not "
                       "supported", types[i].name);
-        else
-            itp_error(err, errlen, name, "ONNX data type %s has no tdsl "
-                      "dtype (tdsl's only unsigned type is u8)",
-                      types[i].name);
         return DT_NONE;
     }
     itp_error(err, errlen, name, "unknown ONNX data type %d",
@@ -88,6 +84,10 @@ static const char *typed_field(const Onnx__TensorProto *p, TlDType dt,
     case DT_I64:
         *n = p->n_int64_data;
         return "int64_data";
+    case DT_U32:
+    case DT_U64:
+        *n = p->n_uint64_data;
+        return "uint64_data";
     default:
         *n = p->n_int32_data;
         return "int32_data";
@@ -125,6 +125,7 @@ static int from_int32(TlTensor *t, const int32_t *v, const char *name,
     case DT_I8: lo = INT8_MIN, hi = INT8_MAX; break;
     case DT_U8: lo = 0, hi = UINT8_MAX; break;
     case DT_I16: lo = INT16_MIN, hi = INT16_MAX; break;
+    case DT_U16:
     case DT_F16:
     case DT_BF16: lo = 0, hi = UINT16_MAX; break;
     case DT_BOOL: lo = 0, hi = 1; break;
@@ -142,10 +143,29 @@ static int from_int32(TlTensor *t, const int32_t *v, const char *name,
         case DT_U8:
         case DT_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)v[i]; break;
         case DT_I16: ((int16_t *)t->data)[i] = (int16_t)v[i]; break;
+        case DT_U16:
         case DT_F16:
         case DT_BF16: ((uint16_t *)t->data)[i] = (uint16_t)v[i]; break;
         default: ((int32_t *)t->data)[i] = v[i]; break;
         }
+    }
+    return 0;
+}
+
+/* Fills packed u32 t from uint64_data, each value checked. */
+static int from_uint64(TlTensor *t, const uint64_t *v, const char *name,
+                       char *err, size_t errlen)
+{
+    int64_t n = tl_tensor_numel(t);
+
+    for (int64_t i = 0; i < n; i++) {
+        if (v[i] > UINT32_MAX) {
+            itp_error(err, errlen, name, "uint64_data holds %llu at %lld, "
+                      "out of range for u32", (unsigned long long)v[i],
+                      (long long)i);
+            return -1;
+        }
+        ((uint32_t *)t->data)[i] = (uint32_t)v[i];
     }
     return 0;
 }
@@ -236,6 +256,13 @@ static TlTensor *convert(const Onnx__TensorProto *p, const char *name,
         memcpy(t->data, p->double_data, (size_t)nbytes);
     } else if (dt == DT_I64) {
         memcpy(t->data, p->int64_data, (size_t)nbytes);
+    } else if (dt == DT_U64) {
+        memcpy(t->data, p->uint64_data, (size_t)nbytes);
+    } else if (dt == DT_U32) {
+        if (from_uint64(t, p->uint64_data, name, err, errlen) < 0) {
+            tl_tensor_unref(t);
+            return NULL;
+        }
     } else if (from_int32(t, p->int32_data, name, err, errlen) < 0) {
         tl_tensor_unref(t);
         return NULL;

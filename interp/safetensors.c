@@ -41,6 +41,7 @@ static const struct {
     TlDType dt;
 } st_dtypes[] = {
     {"BOOL", DT_BOOL}, {"U8", DT_U8}, {"I8", DT_I8}, {"I16", DT_I16},
+    {"U16", DT_U16}, {"U32", DT_U32}, {"U64", DT_U64},
     {"I32", DT_I32}, {"I64", DT_I64}, {"F16", DT_F16}, {"BF16", DT_BF16},
     {"F32", DT_F32}, {"F64", DT_F64},
 };

@@ -375,8 +375,11 @@ TlDType itp_promote(TlDType a, TlDType b)
         if (signd && ((!dt_is_signed(a) && sa == size) ||
                       (!dt_is_signed(b) && sb == size)))
             size *= 2;
+        if (!signd)
+            return size == 1 ? DT_U8 : size == 2 ? DT_U16
+                   : size == 4 ? DT_U32 : DT_U64;
         switch (size) {
-        case 1: return signd ? DT_I8 : DT_U8;
+        case 1: return DT_I8;
         case 2: return DT_I16;
         case 4: return DT_I32;
         default: return DT_I64;

@@ -48,3 +48,8 @@ int dt_is_signed(TlDType t)
 {
     return t < DT__COUNT && dtypes[t].is_signed;
 }
+
+int dt_is_unsigned(TlDType t)
+{
+    return dt_is_int(t) && !dtypes[t].is_signed;
+}

@@ -179,6 +179,9 @@ TL_NORETURN void tl_internal_error(const char *file, int line,
 #define TL_DTYPES(X)                                                     \
     X(BOOL, "bool", 1, 0, 0, 0)                                          \
     X(U8, "u8", 1, 0, 0, 1)                                              \
+    X(U16, "u16", 2, 0, 0, 2)                                            \
+    X(U32, "u32", 4, 0, 0, 3)                                            \
+    X(U64, "u64", 8, 0, 0, 4)                                            \
     X(I8, "i8", 1, 0, 1, 1)                                              \
     X(I16, "i16", 2, 0, 1, 2)                                            \
     X(I32, "i32", 4, 0, 1, 3)                                            \
@@ -202,6 +205,7 @@ int dt_size(TlDType t);
 int dt_is_float(TlDType t);
 int dt_is_int(TlDType t);                /* integer, not bool */
 int dt_is_signed(TlDType t);
+int dt_is_unsigned(TlDType t);           /* u8 u16 u32 u64 */
 
 /* ====================================================================
  * The AST
@@ -635,6 +639,10 @@ double tl_dt_load_f64(TlDType dt, const void *p);
 int64_t tl_dt_load_i64(TlDType dt, const void *p);
 void tl_dt_store_f64(TlDType dt, void *p, double v);
 void tl_dt_store_i64(TlDType dt, void *p, int64_t v);
+/* u64 values are held in int64_t as their bits (tl_dt_load_i64 gives
+ * them so); this stores such a value read as unsigned, as a cast from
+ * u64 does. */
+void tl_dt_store_u64(TlDType dt, void *p, uint64_t v);
 /* The float -> integer rule above, for integer dtype dt (bool: != 0). */
 int64_t tl_f64_to_int(TlDType dt, double v);
 

@@ -229,6 +229,16 @@ int64_t tl_f64_to_int(TlDType dt, double v)
     switch (dt) {
     case DT_BOOL: return v != 0;
     case DT_U8: lo = 0; hi = UINT8_MAX; break;
+    case DT_U16: lo = 0; hi = UINT16_MAX; break;
+    case DT_U32: lo = 0; hi = UINT32_MAX; break;
+    case DT_U64:
+        /* Held as the bits of the unsigned value; 2^64 is the first
+         * double above the range. */
+        if (isnan(v) || v <= 0)
+            return 0;
+        if (v >= 0x1p64)
+            return (int64_t)UINT64_MAX;
+        return (int64_t)(uint64_t)v;
     case DT_I8: lo = INT8_MIN; hi = INT8_MAX; break;
     case DT_I16: lo = INT16_MIN; hi = INT16_MAX; break;
     case DT_I32: lo = INT32_MIN; hi = INT32_MAX; break;
@@ -261,6 +271,9 @@ double tl_dt_load_f64(TlDType dt, const void *p)
     case DT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
     case DT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
     case DT_I64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+    case DT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case DT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case DT_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
     case DT_F16: { uint16_t v; memcpy(&v, p, 2); return tl_f16_to_f32(v); }
     case DT_BF16: { uint16_t v; memcpy(&v, p, 2);
         return tl_bf16_to_f32(v); }
@@ -278,7 +291,9 @@ int64_t tl_dt_load_i64(TlDType dt, const void *p)
     case DT_I8: { int8_t v; memcpy(&v, p, 1); return v; }
     case DT_I16: { int16_t v; memcpy(&v, p, 2); return v; }
     case DT_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case DT_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case DT_I64: case DT_U64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case DT_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case DT_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
     default: return tl_f64_to_int(DT_I64, tl_dt_load_f64(dt, p));
     }
 }
@@ -291,9 +306,11 @@ static void store_int_bits(TlDType dt, void *p, uint64_t u)
     switch (dt) {
     case DT_U8: case DT_I8: { uint8_t v = (uint8_t)u; memcpy(p, &v, 1);
         break; }
-    case DT_I16: { uint16_t v = (uint16_t)u; memcpy(p, &v, 2); break; }
-    case DT_I32: { uint32_t v = (uint32_t)u; memcpy(p, &v, 4); break; }
-    case DT_I64: memcpy(p, &u, 8); break;
+    case DT_I16: case DT_U16: { uint16_t v = (uint16_t)u; memcpy(p, &v, 2);
+        break; }
+    case DT_I32: case DT_U32: { uint32_t v = (uint32_t)u; memcpy(p, &v, 4);
+        break; }
+    case DT_I64: case DT_U64: memcpy(p, &u, 8); break;
     default: tl_unreachable();
     }
 }
@@ -323,6 +340,28 @@ void tl_dt_store_i64(TlDType dt, void *p, int64_t v)
     case DT_F32: { float f = (float)v; memcpy(p, &f, 4); break; }
     case DT_F64: { double d = (double)v; memcpy(p, &d, 8); break; }
     default: store_int_bits(dt, p, (uint64_t)v);
+    }
+}
+
+void tl_dt_store_u64(TlDType dt, void *p, uint64_t v)
+{
+    uint16_t h;
+
+    if (v <= INT64_MAX || dt_is_int(dt) || dt == DT_BOOL) {
+        tl_dt_store_i64(dt, p, (int64_t)v);
+        return;
+    }
+    switch (dt) {
+    case DT_F32: { float f = (float)v; memcpy(p, &f, 4); break; }
+    case DT_F64: { double d = (double)v; memcpy(p, &d, 8); break; }
+    default:
+        /* Half the value with the lost bit kept sticky rounds as the
+         * whole would; doubling is then exact (or inf for f16, whose
+         * range ends far below 2^63 anyway). */
+        h = dt == DT_F16 ? tl_i64_to_f16((int64_t)((v >> 1) | (v & 1)))
+                         : tl_i64_to_bf16((int64_t)((v >> 1) | (v & 1)));
+        tl_dt_store_f64(dt, p, 2.0 * (dt == DT_F16 ? tl_f16_to_f32(h)
+                                                   : tl_bf16_to_f32(h)));
     }
 }
 
@@ -390,6 +429,9 @@ static void cast_row(TlDType from, const char *src, int64_t stride,
     if (dt_is_float(from))
         for (int64_t i = 0; i < n; i++, src += stride, dst += es)
             tl_dt_store_f64(to, dst, tl_dt_load_f64(from, src));
+    else if (from == DT_U64)
+        for (int64_t i = 0; i < n; i++, src += stride, dst += es)
+            tl_dt_store_u64(to, dst, (uint64_t)tl_dt_load_i64(from, src));
     else
         for (int64_t i = 0; i < n; i++, src += stride, dst += es)
             tl_dt_store_i64(to, dst, tl_dt_load_i64(from, src));
@@ -688,6 +730,9 @@ static int elem_text(Printer *p, const char *elem, char *s, size_t size)
     if (dt == DT_BOOL)
         return snprintf(s, size, "%s",
                         tl_dt_load_i64(dt, elem) ? "true" : "false");
+    if (dt == DT_U64)
+        return snprintf(s, size, "%llu",
+                        (unsigned long long)tl_dt_load_i64(dt, elem));
     if (!p->is_float)
         return snprintf(s, size, "%lld",
                         (long long)tl_dt_load_i64(dt, elem));

@@ -61,15 +61,18 @@ TlDType ty_promote(TlDType a, TlDType b)
         return b;
     if (b == DT_BOOL)
         return a;
-    /* Both integers; u8 is the only unsigned type. */
     if (dt_is_signed(a) == dt_is_signed(b))
         return dt_rank[a] > dt_rank[b] ? a : b;
     {
+        /* An unsigned with a signed: the signed if it is wider, else
+         * the signed of twice the unsigned's width (u8 with i8: i16);
+         * u64 has no wider signed, so it gives i64. */
+        static const TlDType twice[] = {DT_I16, DT_I32, DT_I64, DT_I64};
         TlDType sg = dt_is_signed(a) ? a : b;
         TlDType un = dt_is_signed(a) ? b : a;
         if (dt_rank[sg] > dt_rank[un])
             return sg;
-        return DT_I16;      /* u8 with i8 */
+        return twice[dt_rank[un] - 1];
     }
 }
 
@@ -159,6 +162,9 @@ static int int_fits(int64_t v, TlDType t)
     switch (t) {
     case DT_BOOL: return v == 0 || v == 1;
     case DT_U8: return v >= 0 && v <= 255;
+    case DT_U16: return v >= 0 && v <= 65535;
+    case DT_U32: return v >= 0 && v <= UINT32_MAX;
+    case DT_U64: return v >= 0;
     case DT_I8: return v >= -128 && v <= 127;
     case DT_I16: return v >= -32768 && v <= 32767;
     case DT_I32: return v >= INT32_MIN && v <= INT32_MAX;
@@ -369,10 +375,10 @@ static TlDType type_unary(Kern *kc, TlExpr *e)
         }
         return DT_BOOL;
     }
-    if (t == DT_U8 && !ty_weak(e->a)) {
+    if (dt_is_unsigned(t) && !ty_weak(e->a)) {
         diag_error(c->s, e->oploc, DIAG_NEG_UNSIGNED, dt_name(t));
         diag_hint(c->s, "convert it to a signed type first, e.g. "
-                        "-i16(x)");
+                        "-%s(x)", dt_name(ty_promote(t, DT_I8)));
         return DT_NONE;
     }
     return no_bool(c, e, t, "-");

@@ -99,6 +99,29 @@ static const char helpers[] =
     "    if (v <= (double)lo) return lo;\n"
     "    return (int64_t)v;\n"
     "}\n"
+    "/* u64: unsigned division, modulo (0 by zero) and order. */\n"
+    "TL_HELPER uint64_t tl_udiv(uint64_t a, uint64_t b)\n"
+    "{\n"
+    "    return b ? a / b : 0;\n"
+    "}\n"
+    "TL_HELPER uint64_t tl_umod(uint64_t a, uint64_t b)\n"
+    "{\n"
+    "    return b ? a % b : 0;\n"
+    "}\n"
+    "TL_HELPER uint64_t tl_umin(uint64_t a, uint64_t b)\n"
+    "{\n"
+    "    return b < a ? b : a;\n"
+    "}\n"
+    "TL_HELPER uint64_t tl_umax(uint64_t a, uint64_t b)\n"
+    "{\n"
+    "    return b > a ? b : a;\n"
+    "}\n"
+    "TL_HELPER uint64_t tl_f2u(double v)\n"
+    "{\n"
+    "    if (isnan(v) || v <= 0) return 0;\n"
+    "    if (v >= 0x1p64) return UINT64_MAX;\n"
+    "    return (uint64_t)v;\n"
+    "}\n"
     "TL_HELPER double tl_sigmoid(double x)\n"
     "{\n"
     "    return 1.0 / (1.0 + exp(-x));\n"
@@ -170,6 +193,9 @@ static const char *ctype(TlDType dt)
     case DT_I16: return "int16_t";
     case DT_I32: return "int32_t";
     case DT_I64: return "int64_t";
+    case DT_U16: return "uint16_t";
+    case DT_U32: return "uint32_t";
+    case DT_U64: return "uint64_t";
     case DT_F32: return "float";
     case DT_F64: return "double";
     case DT_F16: case DT_BF16: return "float";
@@ -202,7 +228,7 @@ static void round_open(TlBuf *b, TlDType dt)
 /* The unsigned type integer arithmetic of dt is done in. */
 static const char *utype(TlDType dt)
 {
-    return dt == DT_I64 ? "uint64_t" : "uint32_t";
+    return dt_size(dt) == 8 ? "uint64_t" : "uint32_t";
 }
 
 static void name(TlBuf *b, const char *n)
@@ -221,12 +247,14 @@ static void int_lit(TlBuf *b, TlDType dt, int64_t v)
 {
     if (dt == DT_BOOL)
         buf_puts(b, v ? "((_Bool)1)" : "((_Bool)0)");
-    else if (v == INT64_MIN)
+    else if (v == INT64_MIN && dt != DT_U64)
         buf_puts(b, "(-INT64_C(9223372036854775807) - 1)");
     else if (v == INT32_MIN && dt == DT_I32)
         buf_puts(b, "(-2147483647 - 1)");
     else if (dt == DT_I64)
         buf_printf(b, "INT64_C(%lld)", (long long)v);
+    else if (dt == DT_U64)
+        buf_printf(b, "UINT64_C(%llu)", (unsigned long long)v);
     else if (dt == DT_I32)
         buf_printf(b, v < 0 ? "(%lld)" : "%lld", (long long)v);
     else
@@ -312,11 +340,17 @@ static void binary(TlBuf *b, const LExpr *e)
             buf_puts(b, is_half(dt) ? " / (double)" : " / ");
             expr(b, e->b);
             buf_puts(b, "))");
+        } else if (dt == DT_U64) {
+            call2(b, t, "tl_udiv", "uint64_t", e->a, e->b);
         } else {
             call2(b, t, "tl_div", "int64_t", e->a, e->b);
         }
         return;
     case LO_MOD:
+        if (dt == DT_U64) {
+            call2(b, t, "tl_umod", "uint64_t", e->a, e->b);
+            return;
+        }
         call2r(b, dt, t, fl ? "tl_fmod" : "tl_mod",
                fl ? "double" : "int64_t", e->a, e->b);
         return;
@@ -325,6 +359,9 @@ static void binary(TlBuf *b, const LExpr *e)
         if (fl)
             call2(b, t, e->op == LO_MIN ? "tl_fmin" : "tl_fmax", "double",
                   e->a, e->b);
+        else if (dt == DT_U64)
+            call2(b, t, e->op == LO_MIN ? "tl_umin" : "tl_umax",
+                  "uint64_t", e->a, e->b);
         else        /* every integer dtype fits in int64_t */
             call2(b, t, e->op == LO_MIN ? "tl_imin" : "tl_imax", "int64_t",
                   e->a, e->b);
@@ -348,6 +385,10 @@ static void cast(TlBuf *b, const LExpr *e)
         buf_puts(b, "(");
         expr(b, e->a);
         buf_puts(b, " != 0)");
+    } else if (dt_is_float(from) && to == DT_U64) {
+        buf_puts(b, "tl_f2u((double)");
+        expr(b, e->a);
+        buf_putc(b, ')');
     } else if (dt_is_float(from) && !dt_is_float(to)) {
         buf_printf(b, "((%s)tl_f2i((double)", t);
         expr(b, e->a);
@@ -384,7 +425,10 @@ static void call(TlBuf *b, const LExpr *e)
 
     if (!dt_is_float(dt)) {
         TL_ASSERT(e->fn == LC_ABS);
-        call2(b, t, "tl_iabs", "int64_t", e->args[0], NULL);
+        if (dt_is_unsigned(dt))         /* its own absolute value */
+            expr(b, e->args[0]);
+        else
+            call2(b, t, "tl_iabs", "int64_t", e->args[0], NULL);
         return;
     }
     if (e->fn == LC_RSQRT) {

@@ -34,6 +34,9 @@
     X(DT_I16, "int16_t", "uint16_t")                                     \
     X(DT_I32, "int32_t", "uint32_t")                                     \
     X(DT_I64, "int64_t", "uint64_t")                                     \
+    X(DT_U16, "uint16_t", "uint16_t")                                    \
+    X(DT_U32, "uint32_t", "uint32_t")                                    \
+    X(DT_U64, "uint64_t", "uint64_t")                                    \
     X(DT_F32, "float", NULL)                                             \
     X(DT_F64, "double", NULL)
 
@@ -69,9 +72,7 @@ static const char vec_macros[] =
     " } \\\n"
     "TL_HELPER N N##_max(N a, N b) \\\n"
     "{ return N##_sel(a != a, a, N##_sel(b != b, b, N##_sel(b > a, b, a)));"
-    " }\n"
-    "#define TL_VECU(N, E, W) \\\n"
-    "typedef E N __attribute__((vector_size(sizeof(E) * (W))));\n\n";
+    " }\n\n";
 
 static const char *elem_ctype(TlDType dt)
 {
@@ -89,7 +90,7 @@ static void vtype(TlBuf *b, LType t)
         buf_printf(b, "tl_%sx%d", dt_name(t.dt), t.lanes);
 }
 
-/* The unsigned twin of an integer vector type. */
+/* The unsigned twin of an integer vector type (u16 is its own). */
 static void utype(TlBuf *b, LType t)
 {
     buf_printf(b, "tl_u%dx%d", 8 * dt_size(t.dt), t.lanes);
@@ -259,9 +260,6 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
 #undef X
         buf_printf(b, "TL_VECI(tl_mx%d, int32_t, %d)\n", w, w);
         broadcast_fn(b, lir_type(DT_BOOL, w), "int32_t");
-        buf_printf(b, "TL_VECU(tl_u16x%d, uint16_t, %d)\n", w, w);
-        buf_printf(b, "TL_VECU(tl_u32x%d, uint32_t, %d)\n", w, w);
-        buf_printf(b, "TL_VECU(tl_u64x%d, uint64_t, %d)\n", w, w);
     }
     if (s.exp_f32) {
         buf_puts(b, vexp_macro);

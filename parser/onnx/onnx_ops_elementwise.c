@@ -254,28 +254,28 @@ static int op_binary(OxModel *m)
                         ? "pow($0, $1)" : "$T(pow(f64($0), f64($1)))",
                         in, 2, in[0]->dt, "", "");
     /* A shift of an unsigned integer is a product with (or a quotient
-     * by) a power of two, exact in i64 for u8 shifted by 0 .. 7;
-     * shifted further, nothing is left. */
+     * by) a power of two, wrapping in its dtype (2^s is exact in f64
+     * and fits the dtype for s below its width); shifted by the width
+     * or more, nothing is left. */
     if (!strcmp(op, "BitShift")) {
         const Onnx__AttributeProto *d = ox_attr(m, "direction");
         int left = d && d->has_s && d->s.len == 4 &&
                    !memcmp(d->s.data, "LEFT", 4);
+        char tpl[160];
         if (!d || !d->has_s || (!left && (d->s.len != 5 ||
                                           memcmp(d->s.data, "RIGHT", 5)))) {
             ox_unsupported(m, "direction must be \"LEFT\" or \"RIGHT\"");
             return -1;
         }
-        if (in[0]->dt != DT_U8 || in[1]->dt != DT_U8) {
+        if (!dt_is_unsigned(in[0]->dt) || in[1]->dt != in[0]->dt) {
             ox_unsupported(m, "BitShift of %s values is not supported",
                            dt_name(in[0]->dt));
             return -1;
         }
-        return emit_tpl(m, left
-                        ? "select($1 >= $T(8), $T(0), $T(i64($0) * "
-                          "i64(pow(f64(2), f64($1))) % 256))"
-                        : "select($1 >= $T(8), $T(0), $T(i64($0) / "
-                          "i64(pow(f64(2), f64($1)))))",
-                        in, 2, in[0]->dt, "", "");
+        snprintf(tpl, sizeof tpl, "select($1 >= $T(%d), $T(0), $0 %c "
+                 "$T(pow(f64(2), f64($1))))", 8 * dt_size(in[0]->dt),
+                 left ? '*' : '/');
+        return emit_tpl(m, tpl, in, 2, in[0]->dt, "", "");
     }
     if (!strcmp(op, "Mod"))
         return emit_tpl(m, ox_attr_i(m, "fmod", 0)

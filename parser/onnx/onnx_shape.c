@@ -29,7 +29,8 @@ static int reserved(const char *s)
         "assert", "time", "target", "on", "for", "in", "as", "true",
         "false", "sum", "prod", "max", "min", "argmax", "argmin",
         "layout", "f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64",
-        "u8", "bool", "select", "clamp", "abs", "exp", "log", "sqrt",
+        "u8", "u16", "u32", "u64", "bool", "select", "clamp", "abs", "exp",
+        "log", "sqrt",
         "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "asin",
         "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor",
         "ceil",
@@ -158,6 +159,9 @@ TlDType ox_dtype(int32_t t)
     case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return DT_I32;
     case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return DT_I64;
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: return DT_U8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: return DT_U16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: return DT_U32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return DT_U64;
     case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return DT_BOOL;
     default: return DT_NONE;
     }

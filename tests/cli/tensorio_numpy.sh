@@ -34,14 +34,15 @@ def fail(msg):
 # --- files written by tdsl, read by numpy -------------------------------
 np_of = {"bool": np.bool_, "u8": np.uint8, "i8": np.int8, "i16": np.int16,
          "i32": np.int32, "i64": np.int64, "f16": np.float16,
-         "f32": np.float32, "f64": np.float64}
+         "f32": np.float32, "f64": np.float64, "u16": np.uint16,
+         "u32": np.uint32, "u64": np.uint64}
 
 def sample(name, n):
     # the same numbers as sample() in tests/unit/test_tensorio.c
     i = np.arange(n, dtype=np.int64)
     if name == "bool":
         return i % 3 == 0
-    if name == "u8":
+    if name in ("u8", "u16", "u32", "u64"):
         return i * 37 % 256
     v = i * 7 % 23 - 11
     return v * 0.5 if name in ("f16", "bf16", "f32", "f64") else v
@@ -76,7 +77,7 @@ if (8 + n) % 8 or header.pop("__metadata__") != {"made_by": "tdsl"}:
     fail("all.safetensors: header at %d, %r" % (8 + n, header))
 st = {"BOOL": "bool", "U8": "u8", "I8": "i8", "I16": "i16", "I32": "i32",
       "I64": "i64", "F16": "f16", "BF16": "bf16", "F32": "f32",
-      "F64": "f64"}
+      "F64": "f64", "U16": "u16", "U32": "u32", "U64": "u64"}
 end = 0
 for key in sorted(header):
     e = header[key]

@@ -145,7 +145,7 @@ static int shaped(const Ten *t)
 
 static const TlDType dtypes[] = {
     DT_F32, DT_F32, DT_F32, DT_F64, DT_I32, DT_I32, DT_I64, DT_I16,
-    DT_I8, DT_U8, DT_BOOL, DT_F16, DT_BF16
+    DT_I8, DT_U8, DT_BOOL, DT_F16, DT_BF16, DT_U16, DT_U32, DT_U64
 };
 
 static Node *node(Gen *g, NKind k, TlDType dt)
@@ -291,7 +291,7 @@ static Node *lit(Gen *g, TlDType dt)
         x->ival = rg_below(g->r, 2);
     else if (dt_is_float(dt))
         x->fval = (rg_below(g->r, 33) - 16) / 4.0;
-    else if (dt == DT_U8)
+    else if (dt_is_unsigned(dt))
         x->ival = rg_below(g->r, 10);
     else
         x->ival = rg_below(g->r, 19) - 9;
@@ -486,7 +486,7 @@ static Node *gen(Gen *g, TlDType dt, int depth)
             }
             x->op = fmath[f];
         } else {
-            if (dt == DT_U8 || rg_chance(g->r, 50)) {
+            if (dt_is_unsigned(dt) || rg_chance(g->r, 50)) {
                 x->op = "clamp";
                 x->a = gen(g, dt, depth - 1);
                 x->b = lit(g, dt);
@@ -503,7 +503,7 @@ static Node *gen(Gen *g, TlDType dt, int depth)
         x->a = gen(g, dt, depth - 1);
         return x->a ? x : NULL;
     }
-    if (w < 85 && dt != DT_U8) {
+    if (w < 85 && !dt_is_unsigned(dt)) {
         if (!(x = node(g, NK_UN, dt)))
             return NULL;
         x->op = "-";
@@ -857,7 +857,7 @@ static void put(const Gen *g, TlBuf *b, const Node *x)
         buf_printf(b, "%s(", dt_name(x->dt));
         /* `u8(-2)` would make -2 a u8 literal, which it cannot be: the
          * literal is a value of its own dtype, converted */
-        if (x->a->k == NK_LIT && x->dt == DT_U8 && x->a->ival < 0 &&
+        if (x->a->k == NK_LIT && dt_is_unsigned(x->dt) && x->a->ival < 0 &&
             !dt_is_float(x->a->dt)) {
             buf_printf(b, "%s(", dt_name(x->a->dt));
             put(g, b, x->a);

@@ -25,7 +25,7 @@
 
 static const TlDType all_dtypes[] = {
     DT_BOOL, DT_U8, DT_I8, DT_I16, DT_I32, DT_I64,
-    DT_F16, DT_BF16, DT_F32, DT_F64,
+    DT_F16, DT_BF16, DT_F32, DT_F64, DT_U16, DT_U32, DT_U64,
 };
 enum { NDTYPES = sizeof all_dtypes / sizeof *all_dtypes };
 
@@ -35,7 +35,7 @@ static double sample(TlDType dt, int64_t i)
 {
     if (dt == DT_BOOL)
         return i % 3 == 0;
-    if (dt == DT_U8)
+    if (dt_is_unsigned(dt))
         return (double)(i * 37 % 256);
     if (dt_is_float(dt))
         return (double)(i * 7 % 23 - 11) * 0.5;
@@ -272,13 +272,13 @@ static void test_npy_errors(void)
          "'b.npy': object arrays are not supported"},
         {1, "{'descr': '<c8', 'fortran_order': False, 'shape': ()}", 8,
          "'b.npy': unsupported dtype '<c8' (tdsl reads f2 f4 f8 i1 i2 i4 "
-         "i8 u1 b1)"},
-        {1, "{'descr': '<u2', 'fortran_order': False, 'shape': ()}", 8,
-         "'b.npy': unsupported dtype '<u2' (tdsl reads f2 f4 f8 i1 i2 i4 "
-         "i8 u1 b1)"},
+         "i8 u1 u2 u4 u8 b1)"},
+        {1, "{'descr': '<u16', 'fortran_order': False, 'shape': ()}", 16,
+         "'b.npy': unsupported dtype '<u16' (tdsl reads f2 f4 f8 i1 i2 i4 "
+         "i8 u1 u2 u4 u8 b1)"},
         {1, "{'descr': '<f16', 'fortran_order': False, 'shape': ()}", 16,
          "'b.npy': unsupported dtype '<f16' (tdsl reads f2 f4 f8 i1 i2 i4 "
-         "i8 u1 b1)"},
+         "i8 u1 u2 u4 u8 b1)"},
         {1, "{'descr': '|f4', 'fortran_order': False, 'shape': ()}", 4,
          "'b.npy': dtype '|f4' has no byte order"},
         {1, "{'descr': [('a', '<f4')], 'fortran_order': False, "
@@ -337,7 +337,7 @@ static void test_npy_errors(void)
         /* ... after the dtype and the header's syntax */
         {1, "{'descr': '<c8', 'fortran_order': True, 'shape': (2, 3), }",
          48, "'b.npy': unsupported dtype '<c8' (tdsl reads f2 f4 f8 i1 i2 "
-             "i4 i8 u1 b1)"},
+             "i4 i8 u1 u2 u4 u8 b1)"},
         {1, "{'descr': '<f4, 'fortran_order': False, 'shape': ()}", 4,
          "'b.npy': malformed header: expected ',' or '}' at byte 17 of "
          "the header"},
@@ -423,7 +423,7 @@ static void test_st_roundtrip(void)
     /* names deliberately out of order; the empty tensor is written too */
     for (int d = 0; d < NDTYPES; d++) {
         t[d] = make(all_dtypes[d], 3 - d % 3, shape);
-        snprintf(name[d], sizeof name[d], "w.%d.%s", 9 - d,
+        snprintf(name[d], sizeof name[d], "w.%02d.%s", NDTYPES - 1 - d,
                  dt_name(all_dtypes[d]));
         ts[d].name = name[d];
         ts[d].t = t[d];
@@ -466,7 +466,7 @@ static void test_st_roundtrip(void)
     CHECK(tl_safetensors_find(f, "w") == -1);
     CHECK(!tl_safetensors_get(f, "w", err, sizeof err));
     CHECK_STR(err, "'m.st': no tensor named 'w' (the file holds 'empty', "
-                   "'w.0.f64', 'w.1.f32', 'w.2.bf16', 'w.3.f16' and 6 "
+                   "'w.00.u64', 'w.01.u32', 'w.02.u16', 'w.03.f64' and 9 "
                    "more)");
     tl_safetensors_close(f);
     buf_free(&b);
@@ -657,8 +657,8 @@ static void test_st_errors(void)
          "\"x\":1}}", 4, "'b.st': tensor 'a' has an unexpected field 'x'"},
         {"{\"a\":{\"dtype\":7,\"shape\":[1],\"data_offsets\":[0,4]}}", 4,
          "'b.st': dtype of tensor 'a' is not a string"},
-        {"{\"a\":{\"dtype\":\"U16\",\"shape\":[1],\"data_offsets\":[0,2]}}",
-         2, "'b.st': tensor 'a' has dtype 'U16', which tdsl does not "
+        {"{\"a\":{\"dtype\":\"C64\",\"shape\":[1],\"data_offsets\":[0,8]}}",
+         8, "'b.st': tensor 'a' has dtype 'C64', which tdsl does not "
             "support"},
         {"{\"a\":{\"dtype\":\"F8_E4M3\",\"shape\":[],\"data_offsets\":"
          "[0,1]}}", 1, "'b.st': tensor 'a' has dtype 'F8_E4M3', which tdsl "
@@ -920,6 +920,7 @@ static void test_onnx(void)
         } cases[] = {
             {3, DT_I8, {-128, 0, 127}, {-128, 0, 127}},
             {2, DT_U8, {0, 7, 255}, {0, 7, 255}},
+            {4, DT_U16, {0, 7, 65535}, {0, 7, 65535}},
             {5, DT_I16, {-32768, 1, 32767}, {-32768, 1, 32767}},
             {6, DT_I32, {INT32_MIN, -1, INT32_MAX},
              {INT32_MIN, -1, INT32_MAX}},
@@ -938,6 +939,23 @@ static void test_onnx(void)
                 CHECK(tl_tensor_get_f64(t, &i) == cases[c].want[i]);
             tl_tensor_unref(t);
         }
+    }
+    /* uint64_data carries u32 and u64 (u64 read unsigned) */
+    {
+        int64_t w[] = {0, 4294967295, -1};
+        int64_t i = 2;
+        pb_head(&p, 12, 1, d3);
+        pb_packed(&p, TP_UINT64, w, 2);
+        pb_packed(&p, TP_UINT64, w + 1, 1);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->dtype == DT_U32 &&
+              tl_tensor_get_f64(t, &i) == 4294967295.0);
+        tl_tensor_unref(t);
+        pb_head(&p, 13, 1, d3);
+        pb_packed(&p, TP_UINT64, w, 3);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->dtype == DT_U64 && tl_tensor_get_f64(t, &i) == 0x1p64);
+        tl_tensor_unref(t);
     }
     /* raw_data of the small types: i16 little-endian, bool bytes other
      * than 0/1 read as true; a scalar; an empty tensor with no data */
@@ -992,9 +1010,9 @@ static void test_onnx(void)
         pb_head(&cases[n].p, 14, 1, d3);
         cases[n++].msg = "'t.pb': complex tensors (complex64) are not "
                          "supported";
-        pb_head(&cases[n].p, 4, 1, d3);
-        cases[n++].msg = "'t.pb': ONNX data type uint16 has no tdsl dtype "
-                         "(tdsl's only unsigned type is u8)";
+        pb_head(&cases[n].p, 15, 1, d3);
+        cases[n++].msg = "'t.pb': complex tensors (complex128) are not "
+                         "supported";
         pb_head(&cases[n].p, 17, 1, d3);
         cases[n++].msg = "'t.pb': unknown ONNX data type 17";
         pb_head(&cases[n].p, 1, 1, d3);
@@ -1047,6 +1065,12 @@ static void test_onnx(void)
                 CHECK_STR(err, cases[i].msg);
             tl_tensor_unref(t);
         }
+        /* u32 values above 32 bits in uint64_data */
+        pb_head(&p, 12, 1, d3);
+        pb_packed(&p, TP_UINT64, huge, 3);
+        CHECK(!pb_read(&p, err, sizeof err));
+        CHECK_STR(err, "'t.pb': uint64_data holds 9223372036854775807 at 0,"
+                       " out of range for u32");
         /* f16 bits above 16 bits */
         pb_head(&p, 10, 1, d3);
         pb_packed(&p, TP_INT32, bits, 3);
@@ -1240,6 +1264,9 @@ static void dump_tensor(const char *name, const TlTensor *t)
         const char *p = (const char *)t->data + i * dt_size(t->dtype);
         if (dt_is_float(t->dtype))
             printf("%.17g\n", tl_dt_load_f64(t->dtype, p));
+        else if (t->dtype == DT_U64)
+            printf("%llu\n",
+                   (unsigned long long)tl_dt_load_i64(t->dtype, p));
         else
             printf("%lld\n", (long long)tl_dt_load_i64(t->dtype, p));
     }
