@@ -35,16 +35,21 @@
 
 /* Contraction to FMA would change results: the interpreter rounds
  * every operation.  TDSL_FMA=1 asks for it (a * b + c rounded once:
- * faster, within a tolerance of the interpreter; SPEC 10.8). */
+ * faster, within a tolerance of the interpreter; SPEC 10.8).  A
+ * sanitizer build instruments the kernels too (the process has the
+ * sanitizers' run-time already). */
+#ifndef TDSL_CC_SANITIZE
+#define TDSL_CC_SANITIZE ""
+#endif
 #if TDSL_CC_OPENMP
 #define CG_OMP " -fopenmp"
 #else
 #define CG_OMP ""
 #endif
 #define CG_FLAGS_EXACT "-O3 -march=native -ffp-contract=off" CG_OMP \
-    " -shared -fPIC"
+    " -shared -fPIC " TDSL_CC_SANITIZE
 #define CG_FLAGS_FMA "-O3 -march=native -ffp-contract=fast" CG_OMP \
-    " -shared -fPIC"
+    " -shared -fPIC " TDSL_CC_SANITIZE
 
 const char *cgc_flags(void)
 {
