@@ -290,6 +290,39 @@ static void lane_var(LVar *v, LExpr *e, const LExpr *of, int i, char *nm,
     e->var = v;
 }
 
+/* Loads under a vector select read only the lanes the select takes:
+ * the scalar code's select is lazy, and the lanes it does not take
+ * may lie outside the buffer (a zero_pad border, a row past the last).
+ * While a branch of a select is emitted, mask names the variable that
+ * holds its lanes (a bool mask of mask_lanes lanes), else it is NULL;
+ * a load reads a lane only where it is set.  depth numbers the
+ * variables of nested selects. */
+static const char *mask;
+static int mask_lanes, mask_depth;
+
+static int is_load(LVisitor *v, const LExpr *e)
+{
+    if (e->kind == LE_LOAD)
+        *(int *)v->ctx = 1;
+    return 1;
+}
+
+/* Does e read memory? */
+static int has_load(const LExpr *e)
+{
+    int found = 0;
+    LVisitor v = {&found, is_load, NULL};
+
+    lir_visit_expr(&v, e);
+    return found;
+}
+
+/* The mask in force for a value of lanes lanes, or NULL. */
+static const char *mask_for_lanes(int lanes)
+{
+    return mask && mask_lanes == lanes ? mask : NULL;
+}
+
 enum { MAXOPS = 4 };
 
 /* e computed lane by lane by the scalar code: its vector operands are
@@ -337,8 +370,11 @@ static void lanewise(TlBuf *b, const LExpr *e)
         copy.b = e->b ? largs[1] : NULL;
         copy.c = e->c ? largs[2] : NULL;
     }
-    buf_printf(b, "for (int tl_l = 0; tl_l < %d; tl_l++) tl_r[tl_l] = ",
+    buf_printf(b, "for (int tl_l = 0; tl_l < %d; tl_l++) ",
                e->type.lanes);
+    if (mask_for_lanes(e->type.lanes))
+        buf_printf(b, "if (%s[tl_l]) ", mask);
+    buf_puts(b, "tl_r[tl_l] = ");
     if (e->type.dt == DT_BOOL) {
         buf_puts(b, "-(int32_t)");
         cgc_expr(b, &copy);
@@ -507,6 +543,102 @@ static const LExpr *dense(const LExpr *idx, TlDType elem)
     return NULL;
 }
 
+/* A contiguous load from base under the mask m: one vector load when
+ * every lane is set, else lane by lane where it is set (0 elsewhere). */
+static void masked_load(TlBuf *b, const LExpr *e, const LExpr *base,
+                        const char *m)
+{
+    int w = e->type.lanes;
+
+    buf_puts(b, "({ ");
+    vtype(b, e->type);
+    buf_puts(b, " tl_r = {0}; ");
+    cgc_type_name(b, base->type);
+    buf_puts(b, " tl_b = ");
+    cgc_expr(b, base);
+    buf_printf(b, "; int tl_a = 1; for (int tl_l = 0; tl_l < %d; "
+               "tl_l++) tl_a &= %s[tl_l] != 0; if (tl_a) tl_r = ", w, m);
+    vtype(b, e->type);
+    buf_puts(b, "_ld(&");
+    cgc_name(b, e->var->name);
+    buf_printf(b, "[tl_b]); else for (int tl_l = 0; tl_l < %d; tl_l++) "
+               "if (%s[tl_l]) tl_r[tl_l] = ", w, m);
+    cgc_name(b, e->var->name);
+    buf_puts(b, "[tl_b + tl_l]; tl_r; })");
+}
+
+/* A branch of a select under the mask named m (NULL: none). */
+static void under_mask(TlBuf *b, const LExpr *e, const char *m, int lanes)
+{
+    const char *saved = mask;
+    int saved_lanes = mask_lanes;
+
+    mask = m;
+    mask_lanes = lanes;
+    cgc_expr(b, e);
+    mask = saved;
+    mask_lanes = saved_lanes;
+}
+
+/* A select whose branches read memory: a uniform condition is a C
+ * conditional (only the branch taken runs); otherwise each branch runs
+ * under its lanes, and the mask in force, as masks tl_t<d>, tl_f<d>. */
+static void lazy_select(TlBuf *b, const LExpr *e)
+{
+    LType mt = lir_type(DT_BOOL, e->type.lanes);
+    const char *outer = mask_for_lanes(e->type.lanes);
+    char t[24], f[24], c[24];
+    LVar mv;
+    LExpr me;
+    int d = ++mask_depth;
+
+    if (e->a->kind == LE_BROADCAST) {
+        buf_puts(b, "(");
+        cgc_expr(b, e->a->a);
+        buf_puts(b, " ? ");
+        cgc_expr(b, e->b);
+        buf_puts(b, " : ");
+        cgc_expr(b, e->c);
+        buf_puts(b, ")");
+        mask_depth--;
+        return;
+    }
+    snprintf(t, sizeof t, "tl_t%d", d);
+    snprintf(f, sizeof f, "tl_f%d", d);
+    buf_puts(b, "({ ");
+    vtype(b, mt);
+    buf_printf(b, " tl_c%d = ", d);
+    cgc_expr(b, e->a);
+    buf_puts(b, "; ");
+    vtype(b, mt);
+    buf_printf(b, " %s = tl_c%d%s%s; ", t, d, outer ? " & " : "",
+               outer ? outer : "");
+    vtype(b, mt);
+    buf_printf(b, " %s = ~tl_c%d%s%s; ", f, d, outer ? " & " : "",
+               outer ? outer : "");
+    buf_printf(b, "(void)%s; (void)%s; ", t, f);
+    /* The condition as a value the blend takes: tl_c<d>. */
+    memset(&mv, 0, sizeof mv);
+    snprintf(c, sizeof c, "tl_c%d", d);
+    mv.name = c;
+    mv.kind = LV_VALUE;
+    mv.type = mt;
+    memset(&me, 0, sizeof me);
+    me.kind = LE_VAR;
+    me.type = mt;
+    me.var = &mv;
+    buf_putc(b, '(');
+    vtype(b, e->type);
+    buf_puts(b, "_sel(");
+    mask_for(b, &me, e->type.dt);
+    buf_puts(b, ", ");
+    under_mask(b, e->b, t, e->type.lanes);
+    buf_puts(b, ", ");
+    under_mask(b, e->c, f, e->type.lanes);
+    buf_puts(b, ")); })");
+    mask_depth--;
+}
+
 void cgc_vexpr(TlBuf *b, const LExpr *e)
 {
     const LExpr *base;
@@ -516,6 +648,17 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
         cgc_name(b, e->var->name);
         return;
     case LE_BROADCAST:
+        if (mask_for_lanes(e->type.lanes) && has_load(e->a)) {
+            /* A scalar load that some lane takes is in range. */
+            buf_printf(b, "({ int tl_a = 0; for (int tl_l = 0; tl_l < %d; "
+                       "tl_l++) tl_a |= %s[tl_l] != 0; tl_a ? ",
+                       e->type.lanes, mask);
+            under_mask(b, e, NULL, 0);
+            buf_puts(b, " : (");
+            vtype(b, e->type);
+            buf_puts(b, "){0}; })");
+            return;
+        }
         buf_putc(b, '(');
         vtype(b, e->type);
         buf_puts(b, "_bc(");
@@ -528,6 +671,11 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
         helper_call(b, e->type, "ramp", e->a, e->b);
         return;
     case LE_LOAD:
+        if (e->nargs == 1 && (base = dense(e->args[0], e->var->type.dt)) &&
+            mask_for_lanes(e->type.lanes)) {
+            masked_load(b, e, base, mask);
+            return;
+        }
         if (e->nargs == 1 && (base = dense(e->args[0], e->var->type.dt))) {
             buf_putc(b, '(');
             vtype(b, e->type);
@@ -563,6 +711,10 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
         }
         return;
     case LE_SELECT:
+        if (has_load(e->b) || has_load(e->c)) {
+            lazy_select(b, e);
+            return;
+        }
         buf_putc(b, '(');
         vtype(b, e->type);
         buf_puts(b, "_sel(");
