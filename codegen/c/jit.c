@@ -35,9 +35,7 @@
 
 /* Contraction to FMA would change results: the interpreter rounds
  * every operation.  TDSL_FMA=1 asks for it (a * b + c rounded once:
- * faster, within a tolerance of the interpreter; SPEC 10.8).  A
- * sanitizer build instruments the kernels too (the process has the
- * sanitizers' run-time already). */
+ * faster, within a tolerance of the interpreter; SPEC 10.8). */
 #ifndef TDSL_CC_SANITIZE
 #define TDSL_CC_SANITIZE ""
 #endif
@@ -47,15 +45,31 @@
 #define CG_OMP ""
 #endif
 #define CG_FLAGS_EXACT "-O3 -march=native -ffp-contract=off" CG_OMP \
-    " -shared -fPIC " TDSL_CC_SANITIZE
+    " -shared -fPIC"
 #define CG_FLAGS_FMA "-O3 -march=native -ffp-contract=fast" CG_OMP \
-    " -shared -fPIC " TDSL_CC_SANITIZE
+    " -shared -fPIC"
 
-const char *cgc_flags(void)
+static int fma_asked(void)
 {
     const char *f = getenv("TDSL_FMA");
 
-    return f && !strcmp(f, "1") ? CG_FLAGS_FMA : CG_FLAGS_EXACT;
+    return f && !strcmp(f, "1");
+}
+
+const char *cgc_flags(void)
+{
+    return fma_asked() ? CG_FLAGS_FMA : CG_FLAGS_EXACT;
+}
+
+/* A sanitizer build instruments the kernels it loads itself (the
+ * process has the sanitizers' run-time), not the ahead-of-time objects
+ * that a user's program links. */
+static const char *flags_for(int aot)
+{
+    if (aot || !*TDSL_CC_SANITIZE)
+        return cgc_flags();
+    return fma_asked() ? CG_FLAGS_FMA " " TDSL_CC_SANITIZE
+                       : CG_FLAGS_EXACT " " TDSL_CC_SANITIZE;
 }
 
 /* Objects loaded so far, by hash. */
@@ -199,7 +213,7 @@ typedef struct Job {
     uint64_t hash;
 } Job;
 
-static Job job_for(TlSession *s, const char *src)
+static Job job_for(TlSession *s, const char *src, int aot)
 {
     Job j;
 
@@ -210,7 +224,7 @@ static Job job_for(TlSession *s, const char *src)
     if (!j.extra)
         j.extra = "";
     j.hash = hash_compiler(s, 0xcbf29ce484222325ull, j.cc);
-    j.flags = cgc_flags();
+    j.flags = flags_for(aot);
     j.hash = fnv(fnv(fnv(j.hash, j.flags), j.extra), src);
     return j;
 }
@@ -246,9 +260,9 @@ static int run_cc(TlSession *s, const Job *j, const char *cpath,
  * reporting at loc.  *tmpdir is set to the private folder to remove
  * once the object is no longer needed (NULL for a cached object). */
 static const char *build(TlSession *s, const char *src, TlLoc loc,
-                         uint64_t *hash, char **tmpdir)
+                         int aot, uint64_t *hash, char **tmpdir)
 {
-    Job j = job_for(s, src);
+    Job j = job_for(s, src, aot);
     char *dir, *base, *cpath, *sopath, *tmp;
     unsigned long long h = (unsigned long long)j.hash;
     struct stat st;
@@ -283,7 +297,7 @@ static const char *build(TlSession *s, const char *src, TlLoc loc,
         int was = cache_off;
         const char *r;
         cache_off = 1;
-        r = build(s, src, loc, hash, tmpdir);
+        r = build(s, src, loc, aot, hash, tmpdir);
         cache_off = was;
         return r;
     }
@@ -335,11 +349,11 @@ CgEntry cgc_jit(TlSession *s, const char *src, TlLoc loc)
     CgEntry fn;
     Loaded *l;
 
-    j = job_for(s, src);
+    j = job_for(s, src, 0);
     for (l = loaded; l; l = l->next)
         if (l->hash == j.hash)
             return l->fn;
-    if (!(sopath = build(s, src, loc, &h, &tmpdir)))
+    if (!(sopath = build(s, src, loc, 0, &h, &tmpdir)))
         return NULL;
     /* OpenMP threads that spin while they wait hold a CPU that the
      * thread they wait for may need: on a loaded machine that made
@@ -399,7 +413,7 @@ int cgc_build_shared(TlSession *s, const char *src, const char *path)
     uint64_t h;
     int rc = 0;
 
-    if (!(so = build(s, src, nowhere, &h, &tmpdir)))
+    if (!(so = build(s, src, nowhere, 1, &h, &tmpdir)))
         return -1;
     if (copy_file(s, so, path)) {
         fprintf(stderr, "tdsl: cannot write '%s': %s\n", path,
