@@ -139,6 +139,7 @@ typedef enum {
  * All take and return one type; only abs also works on integers. */
 #define LIR_CALLS(X)                                                     \
     X(EXP, "exp", 1, 0)                                                  \
+    X(FAST_EXP, "fast_exp", 1, 0)                                        \
     X(LOG, "log", 1, 0)                                                  \
     X(SQRT, "sqrt", 1, 0)                                                \
     X(RSQRT, "rsqrt", 1, 0)                                              \

@@ -418,6 +418,7 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
     case BI_MAX: return bin(L, LO_MAX, a[0], a[1]);
     case BI_POW: fn = LC_POW; break;
     case BI_EXP: fn = LC_EXP; break;
+    case BI_FAST_EXP: fn = LC_FAST_EXP; break;
     case BI_LOG: fn = LC_LOG; break;
     case BI_SQRT: fn = LC_SQRT; break;
     case BI_RSQRT: fn = LC_RSQRT; break;

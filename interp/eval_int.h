@@ -42,7 +42,7 @@ typedef enum {
     I_ROWVAR,   /* the row variable (row0 + lane) */
     I_READ,     /* rd */
     I_NEG, I_NOT, I_CAST, I_ABS,
-    I_EXP, I_LOG, I_SQRT, I_RSQRT, I_TANH, I_SIGMOID, I_ERF, I_SIN,
+    I_EXP, I_FEXP, I_LOG, I_SQRT, I_RSQRT, I_TANH, I_SIGMOID, I_ERF, I_SIN,
     I_COS, I_TAN, I_ASIN, I_ACOS, I_ATAN, I_SINH, I_COSH, I_ASINH, I_ACOSH,
     I_ATANH, I_FLOOR, I_CEIL, I_ROUND,
     I_ADD, I_SUB, I_MUL, I_DIV, I_MOD,

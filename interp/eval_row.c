@@ -228,6 +228,7 @@ int itp_eval_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
         }
         return 0;
     case I_NEG: case I_NOT: case I_ABS: case I_EXP: case I_LOG:
+    case I_FEXP:
     case I_SQRT: case I_RSQRT: case I_TANH: case I_SIGMOID: case I_ERF:
     case I_SIN: case I_COS: case I_FLOOR: case I_CEIL: case I_ROUND:
     case I_TAN: case I_ASIN: case I_ACOS: case I_ATAN: case I_SINH:

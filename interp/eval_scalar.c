@@ -16,9 +16,14 @@
  * these same operations, so a script and a kernel never disagree.
  */
 #include "interp/eval_int.h"
+#include "lang/fast_exp.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
+
+#define TL_FEXP_AS_C(...) __VA_ARGS__
+static TL_FAST_EXP_DEF(TL_FEXP_AS_C)
 
 /* ====================================================================
  * Dtype arithmetic
@@ -218,6 +223,9 @@ ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a)
     case I_NEG: x = -x; break;
     case I_ABS: x = fabs(x); break;
     case I_EXP: x = exp(x); break;
+    case I_FEXP:      /* f32 arithmetic, the same as compiled code */
+        x = dt == DT_F64 ? exp(x) : (double)tl_fexpf((float)x);
+        break;
     case I_LOG: x = log(x); break;
     case I_SQRT: x = sqrt(x); break;
     case I_RSQRT: x = 1.0 / sqrt(x); break;
@@ -345,6 +353,7 @@ ItpOp itp_builtin_op(TlBuiltinId id)
     case BI_MAX: return I_MAX;
     case BI_POW: return I_POW;
     case BI_EXP: return I_EXP;
+    case BI_FAST_EXP: return I_FEXP;
     case BI_LOG: return I_LOG;
     case BI_SQRT: return I_SQRT;
     case BI_RSQRT: return I_RSQRT;
@@ -414,6 +423,7 @@ int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out)
         *out = itp_cast(n->dt, n->a->dt, a);
         return 0;
     case I_NEG: case I_NOT: case I_ABS: case I_EXP: case I_LOG:
+    case I_FEXP:
     case I_SQRT: case I_RSQRT: case I_TANH: case I_SIGMOID: case I_ERF:
     case I_SIN: case I_COS: case I_FLOOR: case I_CEIL: case I_ROUND:
     case I_TAN: case I_ASIN: case I_ACOS: case I_ATAN: case I_SINH:

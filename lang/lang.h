@@ -992,6 +992,7 @@ struct TlLet {
     X(MAX, "max", 2, 2, 0)                                               \
     X(POW, "pow", 2, 2, 0)                                               \
     X(EXP, "exp", 1, 1, 0)                                               \
+    X(FAST_EXP, "fast_exp", 1, 1, 0)                                     \
     X(LOG, "log", 1, 1, 0)                                               \
     X(SQRT, "sqrt", 1, 1, 0)                                             \
     X(RSQRT, "rsqrt", 1, 1, 0)                                           \

@@ -207,7 +207,7 @@ merge:
 static int is_long(const char *fn)
 {
     static const char *const names[] = {
-        "exp", "log", "tanh", "sigmoid", "erf", "sin", "cos", "tan",
+        "exp", "fast_exp", "log", "tanh", "sigmoid", "erf", "sin", "cos", "tan",
         "pow", "sqrt", "rsqrt",
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)

@@ -10,10 +10,13 @@
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
+#include "lang/fast_exp.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define TL_FEXP_AS_TEXT(...) #__VA_ARGS__
 
 static const char helpers[] =
     "#include <math.h>\n"
@@ -411,7 +414,8 @@ static void cast(TlBuf *b, const LExpr *e)
 static void call(TlBuf *b, const LExpr *e)
 {
     static const char *const fns[] = {
-        [LC_EXP] = "exp", [LC_LOG] = "log", [LC_SQRT] = "sqrt",
+        [LC_EXP] = "exp", [LC_FAST_EXP] = "exp", [LC_LOG] = "log",
+        [LC_SQRT] = "sqrt",
         [LC_TANH] = "tanh", [LC_SIGMOID] = "tl_sigmoid", [LC_ERF] = "erf",
         [LC_SIN] = "sin", [LC_COS] = "cos", [LC_ABS] = "fabs",
         [LC_TAN] = "tan", [LC_ASIN] = "asin", [LC_ACOS] = "acos",
@@ -436,6 +440,10 @@ static void call(TlBuf *b, const LExpr *e)
         buf_puts(b, "1.0 / sqrt((double)");
         expr(b, e->args[0]);
         buf_puts(b, ")))");
+        return;
+    }
+    if (e->fn == LC_FAST_EXP && dt != DT_F64) {
+        call2r(b, dt, t, "tl_fexpf", "float", e->args[0], NULL);
         return;
     }
     call2r(b, dt, t, fns[e->fn], "double", e->args[0],
@@ -720,6 +728,8 @@ void cgc_emit(TlBuf *out, const LFunc *f)
     buf_puts(out, f->name);
     buf_puts(out, "'. */\n");
     buf_puts(out, helpers);
+    /* fast_exp on f32: the interpreter's definition, as text. */
+    buf_puts(out, "TL_HELPER " TL_FAST_EXP_DEF(TL_FEXP_AS_TEXT) "\n");
     cgc_vec_prelude(out, f);
     buf_puts(out, "static void ");
     name(out, f->name);

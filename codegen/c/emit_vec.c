@@ -16,11 +16,14 @@
  * so it means exactly what the scalar code means.
  *
  * exp of f32 lanes has a vector helper that gives libm's result bit
- * for bit (vexp_macro).
+ * for bit (vexp_macro); fast_exp of f32 lanes one that does the f32
+ * operations of lang/fast_exp.h (vfexp_macro).  The kernels are built
+ * with -ffp-contract=off to round like the interpreter; TDSL_FMA=1
+ * (SPEC 10.8) is the opt-in to contraction.
  * TODO(issue 4): the other math calls (GELU's erf, tanh, sigmoid, log)
  * run lane by lane through libm's double functions, which is exact but
- * slow; FMA contraction would need a language-level opt-in (the kernels
- * are built with -ffp-contract=off to round like the interpreter).
+ * slow; they need vector helpers like exp's (bit for bit libm's, with
+ * a scalar fallback near rounding boundaries).
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
@@ -96,13 +99,23 @@ static void utype(TlBuf *b, LType t)
     buf_printf(b, "tl_u%dx%d", 8 * dt_size(t.dt), t.lanes);
 }
 
-/* An exp of f32 lanes, which has a vector helper (vexp_macro). */
-static int vexp_f32(const LExpr *e)
+/* An exp (fast_exp) of f32 lanes, which has a vector helper. */
+static int vcall_f32(const LExpr *e, LCall fn)
 {
-    return e->kind == LE_CALL && e->fn == LC_EXP && e->type.lanes > 1 &&
+    return e->kind == LE_CALL && e->fn == fn && e->type.lanes > 1 &&
            e->type.dt == DT_F32 && e->nargs == 1 &&
            e->args[0]->type.dt == DT_F32 &&
            e->args[0]->type.lanes == e->type.lanes;
+}
+
+static int vexp_f32(const LExpr *e)
+{
+    return vcall_f32(e, LC_EXP);
+}
+
+static int vfexp_f32(const LExpr *e)
+{
+    return vcall_f32(e, LC_FAST_EXP);
 }
 
 void cgc_type_name(TlBuf *b, LType t)
@@ -183,6 +196,47 @@ static const char vexp_macro[] =
     "    return y; \\\n"
     "}\n";
 
+/* fast_exp of f32 lanes: the operations of lang/fast_exp.h (its
+ * comment says why they are what they are) on whole vectors, in the
+ * same order, so every lane is the scalar result bit for bit. */
+static const char vfexp_macro[] =
+    "#define TL_VFEXPF32(W) \\\n"
+    "TL_HELPER tl_f32x##W tl_f32x##W##_fexp(tl_f32x##W x) \\\n"
+    "{ \\\n"
+    "    tl_f32x##W k, r, p, s1, s2, c; \\\n"
+    "    tl_i32x##W n, h; \\\n"
+    "    c = tl_f32x##W##_sel(x != x, tl_f32x##W##_bc(0.0f), x); \\\n"
+    "    c = tl_f32x##W##_sel(c < tl_f32x##W##_bc(-104.0f), \\\n"
+    "                         tl_f32x##W##_bc(-104.0f), c); \\\n"
+    "    c = tl_f32x##W##_sel(c > tl_f32x##W##_bc(89.0f), \\\n"
+    "                         tl_f32x##W##_bc(89.0f), c); \\\n"
+    "    k = c * tl_f32x##W##_bc(1.44269504f); \\\n"
+    "    k = k + tl_f32x##W##_bc(12582912.0f); \\\n"
+    "    k = k - tl_f32x##W##_bc(12582912.0f); \\\n"
+    "    r = k * tl_f32x##W##_bc(0.693359375f); \\\n"
+    "    r = c - r; \\\n"
+    "    p = k * tl_f32x##W##_bc(-2.12194440e-4f); \\\n"
+    "    r = r - p; \\\n"
+    "    p = r * tl_f32x##W##_bc(1.38888889e-3f); \\\n"
+    "    p = p + tl_f32x##W##_bc(8.33333333e-3f); \\\n"
+    "    p = p * r; \\\n"
+    "    p = p + tl_f32x##W##_bc(4.16666667e-2f); \\\n"
+    "    p = p * r; \\\n"
+    "    p = p + tl_f32x##W##_bc(1.66666667e-1f); \\\n"
+    "    p = p * r; \\\n"
+    "    p = p + tl_f32x##W##_bc(0.5f); \\\n"
+    "    p = p * r; \\\n"
+    "    p = p + tl_f32x##W##_bc(1.0f); \\\n"
+    "    p = p * r; \\\n"
+    "    p = p + tl_f32x##W##_bc(1.0f); \\\n"
+    "    n = __builtin_convertvector(k, tl_i32x##W); \\\n"
+    "    h = n / tl_i32x##W##_bc(2); \\\n"
+    "    s1 = (tl_f32x##W)((tl_u32x##W)(h + tl_i32x##W##_bc(127)) << 23); \\\n"
+    "    s2 = (tl_f32x##W)((tl_u32x##W)(n - h + tl_i32x##W##_bc(127)) \\\n"
+    "                      << 23); \\\n"
+    "    return tl_f32x##W##_sel(x != x, x, p * s1 * s2); \\\n"
+    "}\n";
+
 static int lanes_seen(const int *ws, int n, int w)
 {
     for (int i = 0; i < n; i++)
@@ -195,6 +249,7 @@ typedef struct Seen {
     int ws[16];
     int n;
     int exp_f32;        /* an f32 vector exp */
+    int fexp_f32;       /* an f32 vector fast_exp */
 } Seen;
 
 static void see(Seen *s, int lanes)
@@ -210,6 +265,8 @@ static int see_expr(LVisitor *v, const LExpr *e)
     see(s, e->type.lanes);
     if (vexp_f32(e))
         s->exp_f32 = 1;
+    if (vfexp_f32(e))
+        s->fexp_f32 = 1;
     return 1;
 }
 
@@ -265,6 +322,11 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
         buf_puts(b, vexp_macro);
         for (int i = 0; i < s.n; i++)
             buf_printf(b, "TL_VEXPF32(%d)\n", s.ws[i]);
+    }
+    if (s.fexp_f32) {
+        buf_puts(b, vfexp_macro);
+        for (int i = 0; i < s.n; i++)
+            buf_printf(b, "TL_VFEXPF32(%d)\n", s.ws[i]);
     }
     buf_putc(b, '\n');
 }
@@ -729,10 +791,10 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
         vcast(b, e);
         return;
     case LE_CALL:
-        if (vexp_f32(e)) {
+        if (vexp_f32(e) || vfexp_f32(e)) {
             buf_putc(b, '(');
             vtype(b, e->type);
-            buf_puts(b, "_exp(");
+            buf_puts(b, vexp_f32(e) ? "_exp(" : "_fexp(");
             cgc_expr(b, e->args[0]);
             buf_puts(b, "))");
             return;

@@ -30,7 +30,7 @@ static int reserved(const char *s)
         "false", "sum", "prod", "max", "min", "argmax", "argmin",
         "layout", "f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64",
         "u8", "u16", "u32", "u64", "bool", "select", "clamp", "abs", "exp",
-        "log", "sqrt",
+        "fast_exp", "log", "sqrt",
         "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "asin",
         "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor",
         "ceil",
