@@ -11,7 +11,10 @@
  * result is checked: against the interpreter, or for matmul above 512
  * against 2000 sampled entries computed in double.  Threads:
  * OMP_NUM_THREADS, which the generated code uses.
- * Usage: tdsl_bench [matmul|blur3|conv2d|softmax ...] (default: all).
+ * softmax is the fast_exp + rfactor kernel (like Halide's peer),
+ * softmax_exact the bit-exact one (reported as sm_exact).
+ * Usage: tdsl_bench [matmul|blur3|conv2d|softmax|softmax_exact ...]
+ * (default: all).
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
@@ -195,6 +198,8 @@ int main(int argc, char **argv)
         int64_t sh[2] = {4096, 1024};
         TlTensor *in[1] = {filled(2, sh, 3)};
         run("softmax", "softmax", "4096x1024", in, 1, -1,
+            2.0 * 4 * 4096 * 1024);
+        run("softmax_exact", "sm_exact", "4096x1024", in, 1, -1,
             2.0 * 4 * 4096 * 1024);
         tl_tensor_unref(in[0]);
     }
