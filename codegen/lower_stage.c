@@ -269,6 +269,7 @@ void cg_emit_stage(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
     }
     plain = tl_xmalloc(sizeof *plain);
     cg_default_nest(L, f, fi, plain, NULL);
+    cg_sched_fill(L->s, f, fi->sorder, plain);
     cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, red, NULL));
     if (n->rf_lv) {
         part_buffer(L, f, fi, n, &part, out);
@@ -283,6 +284,7 @@ void cg_emit_stage(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
     }
     if (f->value != red->expr) {
         cg_default_nest(L, f, fi, plain, NULL);
+        cg_sched_fill(L->s, f, fi->sorder, plain);
         cg_sl_add(out, stage_loops(L, f, fi, plain, SM_FINAL, red, NULL));
     }
     free(plain);

@@ -584,6 +584,40 @@ static void default_schedule(Ap *a)
     n->par_if = 1;
 }
 
+/* The nest that sets a reduction's stage to the identity before its
+ * update, or computes the stage from the reduction after it (lower_
+ * stage.c): stores of values that need no other element, so ordered
+ * as the buffer is stored (the innermost loop over stride 1) and that
+ * loop vectorized like the default schedule's.  Not in parallel: it
+ * is memory-bound, and a second (serial) copy of the nest would add
+ * to the C that cc compiles for every reduction.  Before this the
+ * identity was stored element by element (strided after a
+ * reorder_storage). */
+void cg_sched_fill(TlSession *s, TlFunc *f, const int *sorder, CgNest *n)
+{
+    CgLoop old[TL_MAX_RANK];
+    Ap a;
+    int r = f->rank, bytes = dt_size(f->dtype);
+
+    if (r < 1 || r > TL_MAX_RANK || n->nloops != r ||
+        f->dtype == DT_BOOL || f->dtype == DT_F16 ||
+        f->dtype == DT_BF16 || bytes < 1)
+        return;
+    memcpy(old, n->loops, (size_t)r * sizeof old[0]);
+    for (int p = 0; p < r; p++)
+        n->loops[p] = old[sorder[p]];
+    memset(&a, 0, sizeof a);
+    a.s = s;
+    a.f = f;
+    a.n = n;
+    if (split(&a, r - 1, n->loops[r - 1].tv, n->loops[r - 1].tv ?
+              n->loops[r - 1].tv->name : "_", NULL, "in", 32 / bytes,
+              TAIL_GUARD))
+        return;
+    n->loops[r].kind = LP_VECTORIZED;
+    n->loops[r].width = 32 / bytes;
+}
+
 int cg_sched_split(TlSession *s, TlFunc *f, CgNest *n, int i,
                    const char *oname, const char *iname, int64_t fac)
 {

@@ -175,6 +175,11 @@ TL_INTERNAL int cg_auto_inline(const TlKernelInfo *k, const TlFunc *f);
 TL_INTERNAL int cg_auto_tiled(const TlFunc *f);
 TL_INTERNAL int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n);
 
+/* Orders as stored (sorder) and vectorizes n, the default nest of
+ * f's initialization or final pass around a reduction. */
+TL_INTERNAL void cg_sched_fill(TlSession *s, TlFunc *f, const int *sorder,
+                               CgNest *n);
+
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter
  * (to the value for scalars, the data pointer itself for buffers). */
