@@ -11,7 +11,8 @@
 #
 # Environment: BENCH_THREADS (default "1 2"), BENCH_RUNS, CC, CXX,
 # BENCH_OPENBLAS_CORETYPE (default SkylakeX on AVX-512 machines),
-# BENCH_TDSL_FMA=1 (tdsl's kernels built with TDSL_FMA=1, SPEC 10.8:
+# BENCH_KERNELS (default "matmul blur3 conv2d softmax": which kernels
+# run, for every peer), BENCH_TDSL_FMA=1 (tdsl's kernels built with TDSL_FMA=1, SPEC 10.8:
 # a*b+c fused into FMAs like the peers do; faster, checked against the
 # interpreter within a tolerance instead of bit for bit; default: off,
 # bit-exact), BENCH_TDSL_CFLAGS (extra cc flags for tdsl's kernels).
@@ -26,6 +27,9 @@ mkdir -p "$OUT"
 CC=${CC:-cc}
 CXX=${CXX:-g++}
 THREADS=${BENCH_THREADS:-1 2}
+KERNELS=${BENCH_KERNELS:-matmul blur3 conv2d softmax}
+# want K: whether kernel K (tdsl's name) is in BENCH_KERNELS.
+want() { case " $KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 CWARN="-std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L"
 HALIDE_INC=/usr/include/halide14
 RES=$OUT/results.txt
@@ -95,10 +99,12 @@ for t in $THREADS; do
     $OUT/peak >>"$RES"
     if [ $halide = 1 ]; then
         for k in matmul blur conv softmax; do
+            case $k in blur) kk=blur3 ;; conv) kk=conv2d ;; *) kk=$k ;; esac
+            want $kk || continue
             $OUT/halide_$k >>"$RES" || say "halide_$k failed"
         done
     fi
-    if [ $openblas = 1 ]; then
+    if [ $openblas = 1 ] && want matmul; then
         if [ -n "$coretype" ]; then
             OPENBLAS_CORETYPE=$coretype $OUT/openblas_sgemm >>"$RES"
         else
@@ -108,6 +114,7 @@ for t in $THREADS; do
     if [ $tdsl = 1 ]; then
         # One process per kernel: maxrss is each kernel's own.
         for k in matmul blur3 conv2d softmax softmax_exact; do
+            want ${k%_exact} || continue
             XDG_CACHE_HOME=$OUT/cache \
                 TDSL_CFLAGS_EXTRA=${BENCH_TDSL_CFLAGS:-} \
                 TDSL_FMA=${BENCH_TDSL_FMA:-} \
