@@ -89,6 +89,11 @@ int acc_cg_lin(Cg *g, const LExpr *e, Lin *out)
             out->coef[p] = 1;
             return 0;
         }
+        for (int i = 0; i < g->nlets; i++)
+            if (g->letv[i] == e->var) {
+                out->k = (int64_t)g->letval[i];
+                return 0;
+            }
         p = param_of(g, e->var);
         if (p < 0 || !g->c->pknown[p])
             return -1;
@@ -169,6 +174,84 @@ static int operand(Cg *g, int input, const Lin *l)
     return p->nins++;
 }
 
+static double cround(LType t, double v)
+{
+    if (t.dt == DT_F32)
+        return (double)(float)v;
+    if (dt_is_int(t.dt))
+        return (double)(int64_t)v;
+    return v;
+}
+
+int acc_cg_const(AccCg *g, const LExpr *e, double *v)
+{
+    double a, b;
+    int p;
+
+    switch (e->kind) {
+    case LE_INT:
+        *v = (double)e->ival;
+        return 0;
+    case LE_FLOAT:
+        *v = e->fval;
+        return 0;
+    case LE_VAR:
+        for (int i = 0; i < g->nlets; i++)
+            if (g->letv[i] == e->var) {
+                *v = g->letval[i];
+                return 0;
+            }
+        p = param_of(g, e->var);
+        if (p < 0 || !g->c->pknown[p] || loop_of(g, e->var) >= 0)
+            return -1;
+        *v = g->c->pf ? g->c->pf[p] : (double)g->c->pval[p];
+        return 0;
+    case LE_CAST:
+        if (acc_cg_const(g, e->a, &a))
+            return -1;
+        *v = cround(e->type, a);
+        return 0;
+    case LE_SELECT:
+        if (acc_cg_const(g, e->a, &a))
+            return -1;
+        return acc_cg_const(g, a != 0 ? e->b : e->c, v);
+    case LE_UNARY:
+        if (acc_cg_const(g, e->a, &a))
+            return -1;
+        *v = e->op == LO_NEG ? -a : !a;
+        return 0;
+    case LE_BINARY:
+        if (acc_cg_const(g, e->a, &a) || acc_cg_const(g, e->b, &b))
+            return -1;
+        switch (e->op) {
+        case LO_ADD: *v = a + b; break;
+        case LO_SUB: *v = a - b; break;
+        case LO_MUL: *v = a * b; break;
+        case LO_DIV:
+            if (dt_is_int(e->type.dt) && b == 0)
+                return -1;
+            *v = dt_is_int(e->type.dt) ? (double)((int64_t)a / (int64_t)b)
+                                       : a / b;
+            break;
+        case LO_MIN: *v = a < b ? a : b; break;
+        case LO_MAX: *v = a > b ? a : b; break;
+        case LO_EQ: *v = a == b; break;
+        case LO_NE: *v = a != b; break;
+        case LO_LT: *v = a < b; break;
+        case LO_LE: *v = a <= b; break;
+        case LO_GT: *v = a > b; break;
+        case LO_GE: *v = a >= b; break;
+        case LO_AND: *v = a && b; break;
+        case LO_OR: *v = a || b; break;
+        default: return -1;
+        }
+        *v = cround(e->type, *v);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 /* Evaluates e into GRF temporary t (words 8t .. 8t+7 of r). */
 int acc_cg_eval(Cg *g, const LExpr *e, int t)
 {
@@ -178,6 +261,8 @@ int acc_cg_eval(Cg *g, const LExpr *e, int t)
     };
     char what[120];
     int p, lat = g->m->lat_grf > 1 ? g->m->lat_grf - 1 : 0;
+    int llat = g->m->long_op_steps + g->m->lat_long - 2;
+    double cv;
     Lin l;
 
     if (e->type.lanes != 1)
@@ -189,8 +274,18 @@ int acc_cg_eval(Cg *g, const LExpr *e, int t)
     }
     if (t >= g->max_temps)
         return unsupported(g, "expressions this deep");
+    if (e->kind != LE_LOAD && e->kind != LE_FLOAT &&
+        acc_cg_const(g, e, &cv) == 0) {
+        if (!isfinite(cv))
+            return unsupported(g, "infinite or NaN constants");
+        buf_printf(g->t, "mov.f32 #%.9g -> r[%d+]\n", (double)(float)cv,
+                   8 * t);
+        return 0;
+    }
     switch (e->kind) {
     case LE_LOAD:
+        if (g->load)
+            return g->load(g, e, t);
         p = param_of(g, e->var);
         if (p < 0 || e->nargs != 1 || g->c->ck->params[p].kind != CGP_BUF)
             return unsupported(g, "this read");
@@ -221,6 +316,23 @@ int acc_cg_eval(Cg *g, const LExpr *e, int t)
             buf_printf(g->t, "nop/%d\n", lat);
         return 0;
     case LE_BINARY:
+        if (e->op == LO_DIV) {
+            /* recip (or rsqrt of a sqrt) then mul: two roundings
+             * (SPEC 10.7's tolerance). */
+            int rs = e->b->kind == LE_CALL && e->b->fn == LC_SQRT;
+            if (eval(g, e->a, t) ||
+                eval(g, rs ? e->b->args[0] : e->b, t + 1))
+                return -1;
+            buf_printf(g->t, "%s.f32 r[%d+] -> r[%d+]\n",
+                       rs ? "rsqrt" : "recip", 8 * (t + 1), 8 * (t + 1));
+            if (lat)
+                buf_printf(g->t, "nop/%d\n", lat);
+            buf_printf(g->t, "mul.f32 r[%d+], r[%d+] -> r[%d+]\n", 8 * t,
+                       8 * (t + 1), 8 * t);
+            if (lat)
+                buf_printf(g->t, "nop/%d\n", lat);
+            return 0;
+        }
         for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
             if (bins[i].op != e->op)
                 continue;
@@ -235,6 +347,28 @@ int acc_cg_eval(Cg *g, const LExpr *e, int t)
         snprintf(what, sizeof what, "the operator '%s'", lir_op_name(e->op));
         return unsupported(g, what);
     case LE_CALL:
+        if (e->fn == LC_EXP || e->fn == LC_LOG || e->fn == LC_RSQRT) {
+            int lng = e->fn != LC_RSQRT;
+            if (eval(g, e->args[0], t))
+                return -1;
+            buf_printf(g->t, "%s.f32 r[%d+] -> r[%d+]\n",
+                       lir_call_name(e->fn), 8 * t, 8 * t);
+            if (lng ? llat > 0 : lat > 0)
+                buf_printf(g->t, "nop/%d\n", lng ? llat : lat);
+            return 0;
+        }
+        if (e->fn == LC_SQRT) {
+            /* 1 / rsqrt(x): 0 at 0, inf at inf; two roundings. */
+            if (eval(g, e->args[0], t))
+                return -1;
+            buf_printf(g->t, "rsqrt.f32 r[%d+] -> r[%d+]\n", 8 * t, 8 * t);
+            if (lat)
+                buf_printf(g->t, "nop/%d\n", lat);
+            buf_printf(g->t, "recip.f32 r[%d+] -> r[%d+]\n", 8 * t, 8 * t);
+            if (lat)
+                buf_printf(g->t, "nop/%d\n", lat);
+            return 0;
+        }
         snprintf(what, sizeof what, "the math function '%s'",
                  lir_call_name(e->fn));
         return unsupported(g, what);

@@ -18,6 +18,8 @@ typedef struct AccCgCall {
     const CgKernel *ck;
     const int64_t *pval;
     int *pknown;
+    /* Every known parameter's value as a double (scalars included). */
+    const double *pf;
     /* The shapes of the call: in[k->ninputs] (packed), the output's. */
     TlKernelInfo *k;
     TlTensor *const *in;
@@ -68,7 +70,8 @@ typedef struct AccCgLin {
     int64_t k;
 } AccCgLin;
 
-typedef struct AccCg {
+typedef struct AccCg AccCg;
+struct AccCg {
     TlSession *s;
     const AccMachine *m;
     const AccCgCall *c;
@@ -85,12 +88,22 @@ typedef struct AccCg {
      * reads), and any loop may appear in an index. */
     int64_t op_at, op_step;
     int max_temps, mapped;
-} AccCg;
+    /* When set, reads (LE_LOAD) go through it (cg_pipe.c). */
+    int (*load)(struct AccCg *g, const LExpr *e, int t);
+    void *ctx;
+    /* Lets of constant value (cg_pipe.c). */
+    const LVar **letv;
+    double *letval;
+    int nlets;
+};
 
 int acc_cg_fail(AccCg *g, const char *what);
 int acc_cg_param_of(const AccCg *g, const LVar *v);
 /* e as a linear form over g's loops, or -1 when it is not one. */
 int acc_cg_lin(AccCg *g, const LExpr *e, AccCgLin *out);
+/* e's value when it is a constant of the call (literals, sizes,
+ * scalars, constant lets): 0, else -1. */
+int acc_cg_const(AccCg *g, const LExpr *e, double *v);
 /* Evaluates the f32 expression e into temporary t (r words 8t..). */
 int acc_cg_eval(AccCg *g, const LExpr *e, int t);
 
@@ -136,6 +149,19 @@ int acc_cg_match_reduce(AccCg *g, int *nout, const LVar **accv,
  * Returns 1 when the kernel is not of that form (nothing reported). */
 int acc_cg_reduce(TlSession *s, const AccMachine *m, const AccCgCall *c,
                   AccCgProgram *p, TlLoc loc);
+/* The pipeline route (cg_pipe.c): several stages (elementwise, or
+ * reductions over every axis but the first) sharing their first axis,
+ * kept in the PEs' memories between stages.  Returns 1 when the kernel
+ * has a single stage (nothing reported). */
+int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
+                    AccCgProgram *p, TlLoc loc);
+/* Stores W long words per PE (a multiple of 4) from PE storage
+ * `space` word `src` on into DRAM at `at`, in acc_cg_emit_load's image
+ * order over all PEs: gather.L1, gather up the BM levels, dma.gather
+ * with tag t1 (not waited for: a DMA reads its source when it
+ * issues). */
+void acc_cg_emit_store(TlBuf *o, const AccMachine *m, const char *space,
+                       int64_t src, int64_t W, int64_t at);
 /* The matmul route (cg_mm.c): C[i, j] = sum(k) A[i, k] * B[k, j] (any
  * index order) on the matrix unit.  Returns 1 when the kernel is not
  * of that form (nothing reported). */

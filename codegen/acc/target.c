@@ -11,7 +11,7 @@
  * Like the cpu runner, when the arguments are wrong (a dtype, a rank, a
  * shape) it has the interpreter run the call, only to report the error
  * the interpreter reports.  With TDSL_DEBUG containing "accel" the
- * program is printed to stderr.
+ * program is printed to stderr ("accel-ir": the plain loop IR too).
  */
 #include "codegen/acc/cg_int.h"
 #include "interp/interp.h"
@@ -67,16 +67,12 @@ static int lookup(void *ctx, const TlVar *var, int64_t *out)
 static const char *unsupported_kernel(const TlKernelInfo *k, TlLoc *at)
 {
     (void)at;
-    if (k->nscalars)
-        return "kernels with scalar parameters";
     if (k->ncalls)
         return "calls of other kernels";
     if (k->nconsts)
         return "kernels that read top-level tensors";
     if (k->noutputs != 1)
         return "kernels with several outputs";
-    if (k->nfuncs != 1)
-        return "kernels with intermediate stages";
     return NULL;
 }
 
@@ -247,8 +243,9 @@ static int call_shapes(TlKernelInfo *k, TlTensor *const *in, Sizes *z,
  * p->text).  0, or -1 after reporting. */
 static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                  TlTensor *const *packed, Sizes *z, const int64_t *oshape,
-                 AccCgProgram *p, TlLoc call_loc)
+                 const TlScalarArg *sc, AccCgProgram *p, TlLoc call_loc)
 {
+    double *pf;
     TlFunc *of = k->outputs[0];
     CgKernel *ck;
     int64_t *pval;
@@ -261,10 +258,40 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         diag_note(s, call_loc, "in this call of '%s'", k->name);
         return -1;
     }
+    {
+        const char *dbg = getenv("TDSL_DEBUG");
+        if (dbg && strstr(dbg, "accel-ir")) {
+            TlBuf b;
+            buf_init(&b);
+            lir_print_func(&b, ck->fn);
+            fputs(b.s, stderr);
+            buf_free(&b);
+        }
+    }
     pval = tl_xcalloc((size_t)ck->nparams + 1, sizeof *pval);
     pknown = tl_xcalloc((size_t)ck->nparams + 1, sizeof *pknown);
+    pf = tl_xcalloc((size_t)ck->nparams + 1, sizeof *pf);
     for (int i = 0; i < ck->nparams; i++) {
         const CgParam *cp = &ck->params[i];
+        if (cp->kind == CGP_SCALAR || cp->kind == CGP_GIVEN) {
+            int ix = 0;
+            while (k->scalars[ix] != cp->var)
+                ix++;
+            if (cp->kind == CGP_GIVEN) {
+                pf[i] = sc && sc[ix].given;
+                pknown[i] = 1;
+            } else if (sc && sc[ix].given) {
+                char tmp[8];
+                if (sc[ix].is_float)
+                    tl_dt_store_f64(cp->var->dtype, tmp, sc[ix].f);
+                else
+                    tl_dt_store_i64(cp->var->dtype, tmp, sc[ix].i);
+                pf[i] = tl_dt_load_f64(cp->var->dtype, tmp);
+                pknown[i] = 1;
+            }
+            pval[i] = (int64_t)pf[i];
+            continue;
+        }
         int x = cp->f ? tl_func_index(k->inputs, k->ninputs, cp->f) : -1;
         int rank = x >= 0 ? packed[x]->rank : of->rank;
         const int64_t *shape = x >= 0 ? packed[x]->shape : oshape;
@@ -282,8 +309,10 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             continue;
         }
         pknown[i] = 1;
+        pf[i] = (double)pval[i];
     }
     c.ck = ck;
+    c.pf = pf;
     c.pval = pval;
     c.pknown = pknown;
     c.k = k;
@@ -291,7 +320,11 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     c.out_rank = of->rank;
     c.out_shape = oshape;
     /* Its errors are at the call itself: no note. */
-    rc = acc_cg_matmul(s, m, &c, p, call_loc);
+    rc = acc_cg_pipeline(s, m, &c, p, call_loc);
+    if (rc == 1) {
+        free_program(p);
+        rc = acc_cg_matmul(s, m, &c, p, call_loc);
+    }
     if (rc == 1) {
         free_program(p);
         rc = acc_cg_reduce(s, m, &c, p, call_loc);
@@ -302,6 +335,7 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     }
     free(pval);
     free(pknown);
+    free(pf);
     return rc;
 }
 
@@ -314,6 +348,7 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     TlFunc *of;
     TlLoc at;
     TlTensor **packed;
+    TlScalarArg *all = NULL;
     int64_t oshape[TL_MAX_RANK];
     int rc = -1;
     Sizes z;
@@ -348,10 +383,19 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     packed = tl_xcalloc((size_t)k->ninputs + 1, sizeof *packed);
     for (int i = 0; i < k->ninputs; i++)
         packed[i] = tl_tensor_contiguous(in[i]);
-    if (build(s, k, m, packed, &z, oshape, &p, call_loc) == 0)
+    if (k->nscalars) {
+        all = tl_xcalloc((size_t)k->nscalars, sizeof *all);
+        if (itp_call_scalars(rt, k, in, sc, all, call_loc)) {
+            free(all);
+            free(z.v);
+            return -1;
+        }
+    }
+    if (build(s, k, m, packed, &z, oshape, all, &p, call_loc) == 0)
         rc = simulate(s, k, m, &p, packed, of->rank, oshape, &out[0],
                       call_loc);
     free_program(&p);
+    free(all);
     for (int i = 0; i < k->ninputs; i++)
         tl_tensor_unref(packed[i]);
     free(packed);
@@ -388,7 +432,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         free(z.v);
         return -1;
     }
-    if (build(s, k, m, in, &z, oshape, &p, loc) == 0) {
+    if (build(s, k, m, in, &z, oshape, NULL, &p, loc) == 0) {
         rc = 0;
         for (int i = 0; i < p.nins && rc == 0; i++) {
             if (p.ins[i].map || p.omap) {

@@ -1,0 +1,740 @@
+/*
+ * cg_pipe.c - kernels of several stages to TAM assembly: the pipeline
+ * route of the accel target (softmax, layernorm and their kind).
+ *
+ * Every stage of the plain loop IR is one nest whose first loop runs
+ * over the same N rows: an elementwise stage stores a pointwise f32
+ * expression at [row, columns...]; a reduction stage reduces one over
+ * its inner loops with sum, max or min into [row] (then maps it by a
+ * pointwise expression of the result).  The rows are cut into blocks
+ * of 2 * P * RB rows (P PEs, RB row pairs per PE); inside a block every
+ * tensor is in the PEs' local memories in one layout: PE p holds row
+ * pairs p * RB .. p * RB + RB - 1, a long word holds the two rows of a
+ * pair (lane = row % 2) and the 4 sub-cycles of a step hold 4
+ * consecutive columns, so one auto-stride op computes 8 elements and a
+ * reduction along a row never crosses a PE: each PE folds its chunks,
+ * then its 4 sub-cycles (two ops on flat operands).  A tensor with one
+ * value per row holds it in all 4 sub-cycles, ready to be read along
+ * its row.  In the notation of docs/accel-layouts.md, a block of
+ * f32[N, D] is ((levels..., RB, 2_W), (C, 4_S)) with C = ceil(D/4).
+ *
+ * Intermediates never leave the PEs: a stage reads the tensors of
+ * earlier stages where they are.  Inputs come from DRAM images the
+ * runner lays out in that order (AccCgIn.map; a read of an input at
+ * another index, a broadcast of gamma[d] say, gets its own image), and
+ * the output goes back through gather into an image the runner reads
+ * (AccCgProgram.omap).  Columns past a row's end are padding: a
+ * reduction puts its identity there with `sel` under a mask of the
+ * sub-cycle number.
+ *
+ * TODO(issue 6): take the layouts from the planner (plan.h) and convert
+ * between stages whose layouts differ (layout_emit.c); put inputs in
+ * the tree (bcast for a row vector like gamma) instead of expanded
+ * images; overlap the loads with compute.
+ */
+#include "codegen/acc/cg_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_STAGES = 32, MAX_LETS = 64 };
+
+typedef struct Tensor {
+    const LVar *buf;        /* an allocation, or the output's param */
+    int64_t D, C;           /* columns (1: one value per row), chunks */
+    int bank;               /* lm0 or lm1 */
+    int64_t at;             /* word address of the region */
+    int done;               /* a stage has written it */
+} Tensor;
+
+typedef struct Stage {
+    LVar *loops[TL_MAX_RANK];
+    int64_t ext[TL_MAX_RANK];
+    int nout, nloops;
+    int nrow;               /* its first nrow loops run over the rows */
+    int64_t D;              /* columns: the product of the other loops */
+    AccCgLin store;         /* where it stores */
+    const LExpr *f;         /* the value, or the reduction's operand */
+    const LExpr *post;      /* reduction: the final store's value */
+    const LVar *acc;
+    const char *opname, *ident;
+    int tensor;
+} Stage;
+
+/* An input image: its AccCgIn is p->ins[i] for imgs[i]. */
+typedef struct Img {
+    int stage, splat;
+    int64_t C, D;
+    int bank;
+    int64_t at;             /* word address in the PE */
+    int64_t dram;           /* long word address of its DRAM image */
+} Img;
+
+typedef struct Pipe {
+    AccCg g;
+    Stage st[MAX_STAGES];
+    int nst;
+    Tensor ts[MAX_STAGES];
+    int nts;
+    Img imgs[ACC_CG_MAX_OPERANDS];
+    const LVar *letv[MAX_LETS];
+    double letval[MAX_LETS];
+    int64_t N, P, RB, NB, Wmax;
+    int64_t out_dram;
+    /* What is being emitted. */
+    int cur, splat, dry;
+    int64_t rp, c;
+    int64_t A, F1, F2, ID;  /* GRF words: accumulator, folds, identity */
+} Pipe;
+
+static int fail(Pipe *x, const char *what)
+{
+    return acc_cg_fail(&x->g, what);
+}
+
+static int64_t cdiv(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+static int tensor_of(const Pipe *x, const LVar *v)
+{
+    for (int i = 0; i < x->nts; i++)
+        if (x->ts[i].buf == v)
+            return i;
+    return -1;
+}
+
+/* The output's buffer param, when v is it. */
+static int is_output(const Pipe *x, const LVar *v)
+{
+    int p = acc_cg_param_of(&x->g, v);
+    const CgParam *cp = p >= 0 ? &x->g.c->ck->params[p] : NULL;
+
+    return cp && cp->kind == CGP_BUF && cp->f == x->g.c->k->outputs[0];
+}
+
+/* The loop bounds of one for: from 0 to a constant. */
+static int bounds(Pipe *x, const LStmt *st, Stage *s)
+{
+    AccCgLin l;
+    AccCg *g = &x->g;
+
+    if (st->loop != LP_SERIAL && st->loop != LP_PARALLEL)
+        return fail(x, "vectorized or unrolled loops");
+    if (s->nloops == TL_MAX_RANK)
+        return fail(x, "loop nests this deep");
+    g->nloops = s->nloops;
+    memcpy(g->loops, s->loops, sizeof s->loops);
+    if (acc_cg_lin(g, st->a, &l) || l.k != 0 || acc_cg_lin(g, st->b, &l))
+        return fail(x, "loops with computed bounds");
+    for (int i = 0; i < g->nloops; i++)
+        if (l.coef[i])
+            return fail(x, "loops with computed bounds");
+    s->ext[s->nloops] = l.k;
+    s->loops[s->nloops++] = st->var;
+    return 0;
+}
+
+/* Does l index [rows, columns] row-major in the first n loops of s,
+ * with D columns (D = 0: the rows only)? */
+static int is_pos(const Stage *s, int n, const AccCgLin *l, int64_t D)
+{
+    int64_t run = 1;
+
+    if (l->k != 0)
+        return 0;
+    for (int i = n - 1; i >= s->nrow; i--) {
+        if (s->ext[i] > 1 && l->coef[i] != (D ? run : 0))
+            return 0;
+        run *= s->ext[i];
+    }
+    run = D ? D : 1;
+    for (int i = s->nrow - 1; i >= 0; i--) {
+        if (s->ext[i] > 1 && l->coef[i] != run)
+            return 0;
+        run *= s->ext[i];
+    }
+    return 1;
+}
+
+/* The store st of stage s's result: into an allocation or the output
+ * (checked once the rows are known). */
+static int target(Pipe *x, Stage *s, const LStmt *st, int width)
+{
+    AccCg *g = &x->g;
+    int t;
+
+    g->nloops = s->nout;
+    memcpy(g->loops, s->loops, sizeof s->loops);
+    if (st->nargs != 1 || acc_cg_lin(g, st->args[0], &s->store))
+        return fail(x, "this store");
+    t = tensor_of(x, st->var);
+    if (t < 0 && is_output(x, st->var)) {
+        if (x->nts == MAX_STAGES)
+            return fail(x, "this many stages");
+        t = x->nts++;
+        x->ts[t].buf = st->var;
+    }
+    if (t < 0)
+        return fail(x, "this store");
+    if (x->ts[t].done)
+        return fail(x, "a tensor stored by two stages");
+    x->ts[t].done = 1;
+    s->tensor = t;
+    s->D = width;
+    return 0;
+}
+
+/* acc = acc op f (or f op acc). */
+static int update(Pipe *x, Stage *s, const LStmt *st)
+{
+    const LExpr *e = st->a;
+
+    if (st->kind != LS_STORE || st->var != s->acc || e->kind != LE_BINARY)
+        return fail(x, "a reduction of this form");
+    if (e->a->kind == LE_LOAD && e->a->var == s->acc)
+        s->f = e->b;
+    else if (e->b->kind == LE_LOAD && e->b->var == s->acc)
+        s->f = e->a;
+    else
+        return fail(x, "a reduction of this form");
+    switch (e->op) {
+    case LO_ADD: s->opname = "add"; s->ident = "0"; return 0;
+    case LO_MAX: s->opname = "max"; s->ident = "-inf"; return 0;
+    case LO_MIN: s->opname = "min"; s->ident = "inf"; return 0;
+    default:
+        return fail(x, "product reductions (the tree reduces with add, "
+                       "max and min only)");
+    }
+}
+
+static int stage(Pipe *x, const LStmt *st)
+{
+    Stage *s;
+    const LStmt *in;
+
+    if (x->nst == MAX_STAGES)
+        return fail(x, "this many stages");
+    s = &x->st[x->nst++];
+    memset(s, 0, sizeof *s);
+    for (; st->kind == LS_FOR; st = st->body)
+        if (bounds(x, st, s))
+            return -1;
+    s->nout = s->nloops;
+    if (s->nout == 0)
+        return fail(x, "stages without axes");
+    if (st->kind == LS_STORE) {
+        s->f = st->a;
+        return target(x, s, st, 1);
+    }
+    if (st->kind != LS_BLOCK || st->nitems != 4 ||
+        st->items[0]->kind != LS_ALLOC || st->items[1]->kind != LS_STORE ||
+        st->items[1]->var != st->items[0]->var ||
+        st->items[2]->kind != LS_FOR || st->items[3]->kind != LS_STORE)
+        return fail(x, "a stage of this form");
+    s->acc = st->items[0]->var;
+    for (in = st->items[2]; in->kind == LS_FOR; in = in->body)
+        if (bounds(x, in, s))
+            return -1;
+    if (update(x, s, in))
+        return -1;
+    s->post = st->items[3]->a;
+    return target(x, s, st->items[3], 0);
+}
+
+/* The rows: the result axes of the first reduction (else the first
+ * stage's first axis), leading axes of every stage. */
+static int rows(Pipe *x)
+{
+    const Stage *r = NULL;
+
+    for (int i = 0; i < x->nst && !r; i++)
+        if (x->st[i].acc)
+            r = &x->st[i];
+    x->N = 1;
+    if (r) {
+        for (int i = 0; i < r->nout; i++)
+            x->N *= r->ext[i];
+    } else {
+        x->N = x->st[0].ext[0];
+    }
+    for (int i = 0; i < x->nst; i++) {
+        Stage *s = &x->st[i];
+        Tensor *t = &x->ts[s->tensor];
+        int64_t run = 1;
+        for (s->nrow = 0; s->nrow < s->nout && (run < x->N ||
+                                                 s->nrow == 0);)
+            run *= s->ext[s->nrow++];
+        if (run != x->N || (s->acc && s->nrow != s->nout))
+            return fail(x, "stages that do not share their leading axes "
+                           "(the rows)");
+        s->D = 1;
+        for (int j = s->nrow; j < s->nloops; j++)
+            s->D *= s->ext[j];
+        t->D = s->acc ? 1 : s->D;
+        t->C = cdiv(t->D, 4);
+        if (!is_pos(s, s->nout, &s->store, s->acc ? 0 : s->D))
+            return fail(x, "a loop order other than the stored tensor's");
+    }
+    return 0;
+}
+
+/* The body: lets of constant value, allocations, stage nests. */
+static int match(Pipe *x, const LStmt *body)
+{
+    AccCg *g = &x->g;
+    int nfor = 0;
+
+    if (body->kind != LS_BLOCK)
+        return 1;
+    for (int i = 0; i < body->nitems; i++)
+        nfor += body->items[i]->kind == LS_FOR;
+    if (nfor < 2 && !g->c->k->nscalars)
+        return 1;
+    for (int i = 0; i < body->nitems; i++) {
+        const LStmt *st = body->items[i];
+        double v;
+        switch (st->kind) {
+        case LS_LET:
+            if (acc_cg_const(g, st->a, &v))
+                return fail(x, "a stage whose extent or constant depends on "
+                               "data");
+            if (g->nlets == MAX_LETS)
+                return fail(x, "this many constants");
+            x->letv[g->nlets] = st->var;
+            x->letval[g->nlets++] = v;
+            break;
+        case LS_ALLOC:
+            if (st->var->type.dt != DT_F32)
+                return fail(x, "stages of a type other than f32");
+            if (x->nts == MAX_STAGES)
+                return fail(x, "this many stages");
+            memset(&x->ts[x->nts], 0, sizeof x->ts[0]);
+            x->ts[x->nts++].buf = st->var;
+            break;
+        case LS_FOR:
+            if (stage(x, st))
+                return -1;
+            break;
+        default:
+            return fail(x, "a statement of this kind between stages");
+        }
+    }
+    if (x->nst == 0)
+        return fail(x, "a kernel without stages");
+    return rows(x);
+    if (!is_output(x, x->ts[x->st[x->nst - 1].tensor].buf))
+        return fail(x, "an output that is not the last stage");
+    return 0;
+}
+
+/* The columns of stage s read at context (splat: one per row). */
+static int64_t ctx_D(const Pipe *x)
+{
+    return x->splat ? 1 : x->st[x->cur].D;
+}
+
+/* Does l read [row, columns] of a tensor of D columns in stage s? */
+static int own_position(const Stage *s, const AccCgLin *l, int64_t D)
+{
+    return s->D == D && is_pos(s, s->nloops, l, D);
+}
+
+static int is_row(const Stage *s, const AccCgLin *l)
+{
+    return is_pos(s, s->nloops, l, 0);
+}
+
+/* The image of input `input` read at l in the current context. */
+static int image(Pipe *x, int input, const AccCgLin *l)
+{
+    AccCg *g = &x->g;
+    AccCgProgram *p = g->p;
+    const Stage *s = &x->st[x->cur];
+    int n = 0;
+
+    for (int i = 0; i < p->nins; i++) {
+        const Stage *o = &x->st[x->imgs[i].stage];
+        if (p->ins[i].input != input)
+            continue;
+        n++;
+        if (!memcmp(p->ins[i].coef, l->coef, sizeof l->coef) &&
+            p->ins[i].k == l->k && x->imgs[i].splat == x->splat &&
+            o->nloops == s->nloops &&
+            !memcmp(o->ext, s->ext, sizeof s->ext))
+            return i;
+    }
+    if (!x->dry)
+        tl_internal_error(__FILE__, __LINE__, "accel pipeline: an image "
+                          "not seen before");
+    if (p->nins >= ACC_CG_MAX_OPERANDS)
+        return fail(x, "more than 32 operands");
+    AccCgIn *in = &p->ins[p->nins];
+    memset(in, 0, sizeof *in);
+    in->name = n ? arena_printf(&g->s->arena, "%s_%d",
+                                g->c->k->inputs[input]->name, n)
+                 : g->c->k->inputs[input]->name;
+    in->input = input;
+    memcpy(in->coef, l->coef, sizeof l->coef);
+    in->k = l->k;
+    x->imgs[p->nins].stage = x->cur;
+    x->imgs[p->nins].splat = x->splat;
+    x->imgs[p->nins].D = ctx_D(x);
+    x->imgs[p->nins].C = cdiv(ctx_D(x), 4);
+    return p->nins++;
+}
+
+static int load(AccCg *g, const LExpr *e, int t)
+{
+    Pipe *x = g->ctx;
+    const Stage *s = &x->st[x->cur];
+    AccCgLin l;
+    int bank, par;
+    int64_t at;
+    char what[160];
+
+    if (s->acc && e->var == s->acc) {
+        buf_printf(g->t, "mov.f32 r[%lld+] -> r[%d+]\n", (long long)x->F2,
+                   8 * t);
+        return 0;
+    }
+    if (e->nargs != 1 || acc_cg_lin(g, e->args[0], &l))
+        return fail(x, "reads at computed indices");
+    par = acc_cg_param_of(g, e->var);
+    if (par >= 0 && g->c->ck->params[par].kind == CGP_BUF) {
+        int in = tl_func_index(g->c->k->inputs, g->c->k->ninputs,
+                               g->c->ck->params[par].f);
+        int i;
+        if (in < 0)
+            return fail(x, "this read");
+        if ((i = image(x, in, &l)) < 0)
+            return -1;
+        bank = x->imgs[i].bank;
+        at = x->imgs[i].at + (x->rp * x->imgs[i].C + x->c) * 8;
+    } else {
+        int ti = tensor_of(x, e->var);
+        const Tensor *tt = ti >= 0 ? &x->ts[ti] : NULL;
+        if (!tt)
+            return fail(x, "this read");
+        if (!tt->done) {
+            snprintf(what, sizeof what, "a read of '%.*s' before the "
+                     "stage that computes it",
+                     (int)strcspn(e->var->name, "."), e->var->name);
+            return fail(x, what);
+        }
+        if (tt->D == 1 && is_row(s, &l)) {
+            at = tt->at + x->rp * 8;
+        } else if (!x->splat && own_position(s, &l, tt->D)) {
+            at = tt->at + (x->rp * tt->C + x->c) * 8;
+        } else {
+            snprintf(what, sizeof what, "a stage reading the stage '%.*s' "
+                     "elsewhere than at its own position or along its row",
+                     (int)strcspn(e->var->name, "."), e->var->name);
+            return fail(x, what);
+        }
+        bank = tt->bank;
+    }
+    buf_printf(g->t, "mov.f32 lm%d[%lld+] -> r[%d+]\n", bank,
+               (long long)at, 8 * t);
+    return 0;
+}
+
+/* The code of stage i for row pair rp. */
+static void emit_stage(Pipe *x, int i, TlBuf *o)
+{
+    AccCg *g = &x->g;
+    Stage *s = &x->st[i];
+    const Tensor *tt = &x->ts[s->tensor];
+    int64_t a = x->A, f1 = x->F1, f2 = x->F2;
+
+    x->cur = i;
+    g->nloops = s->nloops;
+    memcpy(g->loops, s->loops, sizeof s->loops);
+    g->t = o;
+    if (!s->acc) {
+        x->splat = s->D == 1;
+        for (x->c = 0; x->c < tt->C && !g->failed; x->c++) {
+            acc_cg_eval(g, s->f, 0);
+            buf_printf(o, "mov.f32 r[0+] -> lm%d[%lld+]\n", tt->bank,
+                       (long long)(tt->at + (x->rp * tt->C + x->c) * 8));
+        }
+        return;
+    }
+    x->splat = 0;
+    for (x->c = 0; x->c < cdiv(s->D, 4) && !g->failed; x->c++) {
+        acc_cg_eval(g, s->f, 0);
+        if (s->D % 4 && x->c == cdiv(s->D, 4) - 1)
+            buf_printf(o, "sel.f32 m1, r[0+], r[%lld+] -> r[0+]\n",
+                       (long long)x->ID);
+        if (x->c == 0)
+            buf_printf(o, "mov.f32 r[0+] -> r[%lld+]\n", (long long)a);
+        else
+            buf_printf(o, "%s.f32 r[%lld+], r[0+] -> r[%lld+]\n",
+                       s->opname, (long long)a, (long long)a);
+    }
+    if (s->D == 0)
+        buf_printf(o, "mov.f32 r[%lld+] -> r[%lld+]\n", (long long)x->ID,
+                   (long long)a);
+    /* Sub-cycles c and c + 2, then c and c ^ 1: every sub-cycle ends
+     * with all four combined. */
+    buf_printf(o, "%s.f32 r[%lld+], r[%lld,%lld,%lld,%lld] -> r[%lld+]\n",
+               s->opname, (long long)a, (long long)(a + 4),
+               (long long)(a + 6), (long long)a, (long long)(a + 2),
+               (long long)f1);
+    buf_printf(o, "%s.f32 r[%lld+], r[%lld,%lld,%lld,%lld] -> r[%lld+]\n",
+               s->opname, (long long)f1, (long long)(f1 + 2), (long long)f1,
+               (long long)(f1 + 6), (long long)(f1 + 4), (long long)f2);
+    x->splat = 1;
+    x->c = 0;
+    g->nloops = s->nout;
+    acc_cg_eval(g, s->post, 0);
+    buf_printf(o, "mov.f32 r[0+] -> lm%d[%lld+]\n", tt->bank,
+               (long long)(tt->at + x->rp * 8));
+}
+
+/* Every stage of one block (dry: only to find the images). */
+static int emit_block_code(Pipe *x, TlBuf *o)
+{
+    AccCg *g = &x->g;
+
+    for (int i = 0; i < x->nst && !g->failed; i++) {
+        Stage *s = &x->st[i];
+        if (s->acc) {
+            buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", s->ident,
+                       (long long)x->ID);
+            if (s->D % 4)
+                buf_printf(o, "cmplt.i32 $sub, #%lld -> m1\nnop/%d\n",
+                           (long long)(s->D % 4), g->m->lat_grf);
+        }
+        for (x->rp = 0; x->rp < (x->dry ? 1 : x->RB) && !g->failed; x->rp++)
+            emit_stage(x, i, o);
+        acc_cg_nop(o, g->m->lat_lm);
+    }
+    return g->failed ? -1 : 0;
+}
+
+/* Places every region in lm0 or lm1 for RB row pairs per PE. */
+static int place(Pipe *x, int64_t RB)
+{
+    AccCgProgram *p = x->g.p;
+    int64_t cap = 2 * x->g.m->lm_words, used[2] = {0, 0};
+    int n = p->nins + x->nts;
+
+    for (int i = 0; i < n; i++) {
+        int64_t C = i < p->nins ? x->imgs[i].C : x->ts[i - p->nins].C;
+        int64_t sz = RB * C * 8, b;
+        for (b = 0; b < 2 && used[b] + sz > cap; b++)
+            ;
+        if (b == 2)
+            return -1;
+        if (i < p->nins) {
+            x->imgs[i].bank = (int)b;
+            x->imgs[i].at = used[b];
+        } else {
+            x->ts[i - p->nins].bank = (int)b;
+            x->ts[i - p->nins].at = used[b];
+        }
+        used[b] += sz;
+    }
+    return 0;
+}
+
+/* Long word position, in a DRAM image of W long words per PE per block,
+ * of word w of PE pe in block b: loads of at most Wmax each. */
+static int64_t img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
+                      int64_t W)
+{
+    int64_t q = w / x->Wmax, Wq = W - q * x->Wmax;
+
+    if (Wq > x->Wmax)
+        Wq = x->Wmax;
+    return b * x->P * W + q * x->P * x->Wmax +
+           acc_cg_img_pos(x->g.m, pe, w % x->Wmax, Wq);
+}
+
+static int build_maps(Pipe *x)
+{
+    AccCgProgram *p = x->g.p;
+    AccCg *g = &x->g;
+
+    for (int i = 0; i < p->nins; i++) {
+        AccCgIn *in = &p->ins[i];
+        const Img *im = &x->imgs[i];
+        const Stage *s = &x->st[im->stage];
+        int64_t W = x->RB * im->C * 4;
+        int64_t numel = tl_tensor_numel(g->c->in[in->input]);
+        in->nmap = 2 * x->NB * x->P * W;
+        in->map = tl_xmalloc((size_t)in->nmap * sizeof *in->map);
+        for (int64_t b = 0; b < x->NB; b++)
+            for (int64_t pe = 0; pe < x->P; pe++)
+                for (int64_t w = 0; w < W; w++)
+                    for (int lane = 0; lane < 2; lane++) {
+                        int64_t v = w / 4, rp = v / im->C;
+                        int64_t col = im->splat ? 0
+                                      : (v % im->C) * 4 + w % 4;
+                        int64_t row = ((b * x->P + pe) * x->RB + rp) * 2 +
+                                      lane;
+                        int64_t e = -1, at = in->k, cc = col;
+                        if (row < x->N && col < im->D) {
+                            int64_t rr = row;
+                            for (int l = s->nloops - 1; l >= s->nrow; l--) {
+                                at += in->coef[l] * (cc % s->ext[l]);
+                                cc /= s->ext[l];
+                            }
+                            for (int l = s->nrow - 1; l >= 0; l--) {
+                                at += in->coef[l] * (rr % s->ext[l]);
+                                rr /= s->ext[l];
+                            }
+                            if (at < 0 || at >= numel)
+                                return fail(x, "reads outside an input");
+                            e = at;
+                        }
+                        in->map[2 * img_lw(x, b, pe, w, W) + lane] = e;
+                    }
+    }
+    return 0;
+}
+
+static void put_loads(Pipe *x, TlBuf *o, int64_t b)
+{
+    AccCgProgram *p = x->g.p;
+    int nbm = acc_bm_levels(x->g.m);
+
+    for (int i = 0; i < p->nins; i++) {
+        const Img *im = &x->imgs[i];
+        int64_t W = x->RB * im->C * 4;
+        char sp[8];
+        snprintf(sp, sizeof sp, "lm%d", im->bank);
+        for (int64_t q = 0; q * x->Wmax < W; q++) {
+            int64_t Wq = W - q * x->Wmax < x->Wmax ? W - q * x->Wmax
+                                                   : x->Wmax;
+            acc_cg_emit_load(o, x->g.m, im->dram + b * x->P * W +
+                             q * x->P * x->Wmax, Wq, sp,
+                             im->at + 2 * q * x->Wmax, nbm + 1);
+        }
+    }
+}
+
+static void put_store(Pipe *x, TlBuf *o, int64_t b)
+{
+    const Tensor *t = &x->ts[x->st[x->nst - 1].tensor];
+    int64_t W = x->RB * t->C * 4;
+    char sp[8];
+
+    snprintf(sp, sizeof sp, "lm%d", t->bank);
+    for (int64_t q = 0; q * x->Wmax < W; q++) {
+        int64_t Wq = W - q * x->Wmax < x->Wmax ? W - q * x->Wmax : x->Wmax;
+        acc_cg_emit_store(o, x->g.m, sp, t->at + 2 * q * x->Wmax, Wq,
+                          x->out_dram + b * x->P * W + q * x->P * x->Wmax);
+    }
+}
+
+static int layout_output(Pipe *x)
+{
+    AccCgProgram *p = x->g.p;
+    const Tensor *t = &x->ts[x->st[x->nst - 1].tensor];
+    int64_t W = x->RB * t->C * 4;
+
+    if (p->nelems != x->N * t->D)
+        return fail(x, "a store that does not cover its output");
+    p->oimage = 2 * x->NB * x->P * W;
+    p->omap = tl_xmalloc((size_t)p->nelems * sizeof *p->omap + 1);
+    for (int64_t e = 0; e < p->nelems; e++) {
+        int64_t row = e / t->D, col = e % t->D, g2 = row / 2;
+        int64_t b = g2 / (x->P * x->RB), rem = g2 % (x->P * x->RB);
+        int64_t pe = rem / x->RB, rp = rem % x->RB;
+        int64_t w = (rp * t->C + col / 4) * 4 + col % 4;
+        p->omap[e] = 2 * img_lw(x, b, pe, w, W) + row % 2;
+    }
+    return 0;
+}
+
+int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
+                    AccCgProgram *p, TlLoc loc)
+{
+    Pipe *x = tl_xcalloc(1, sizeof *x);
+    AccCg *g = &x->g;
+    TlBuf scratch;
+    TlBuf *o = &p->text;
+    int64_t rows2, dram = 0;
+    int rc;
+
+    acc_cg_init(g, s, m, c, p, loc);
+    g->load = load;
+    g->ctx = x;
+    g->letv = x->letv;
+    g->letval = x->letval;
+    if ((rc = match(x, c->ck->fn->body)) != 0)
+        goto out;
+    rc = -1;
+    if (c->k->outputs[0]->dtype != DT_F32) {
+        fail(x, "outputs of a type other than f32");
+        goto out;
+    }
+    if (acc_bm_levels(m) < 1) {
+        fail(x, "a machine without BM levels");
+        goto out;
+    }
+    x->A = 2 * m->grf_words - 32;
+    x->F1 = x->A + 8;
+    x->F2 = x->A + 16;
+    x->ID = x->A + 24;
+    g->max_temps = (int)(x->A / 8);
+    if (g->max_temps > ACC_CG_MAX_TEMPS)
+        g->max_temps = ACC_CG_MAX_TEMPS;
+    x->P = acc_machine_pes(m);
+    x->Wmax = acc_cg_max_load(m, acc_bm_levels(m) + 1);
+    /* A dry run finds the images every stage reads. */
+    buf_init(&scratch);
+    x->dry = 1;
+    rc = emit_block_code(x, &scratch);
+    buf_free(&scratch);
+    x->dry = 0;
+    if (rc)
+        goto out;
+    rc = -1;
+    rows2 = cdiv(x->N, 2);
+    for (x->RB = cdiv(rows2, x->P); x->RB > 0 && place(x, x->RB); x->RB--)
+        ;
+    if (x->RB == 0 || x->Wmax < 4) {
+        fail(x, "rows this long on this machine (a block of rows does not "
+                "fit in a PE's memories)");
+        goto out;
+    }
+    x->NB = cdiv(rows2, x->P * x->RB);
+    if (x->NB == 0)
+        x->NB = 1;
+    for (int i = 0; i < p->nins; i++) {
+        x->imgs[i].dram = dram;
+        dram += x->NB * x->P * x->RB * x->imgs[i].C * 4;
+    }
+    x->out_dram = dram;
+    if (build_maps(x) || layout_output(x))
+        goto out;
+    if (dram + p->oimage / 2 > m->dram_words) {
+        fail(x, "tensors larger than the machine's DRAM");
+        goto out;
+    }
+    buf_printf(o, "# accel: kernel %s, a pipeline of %d stages over %lld "
+               "rows: %lld blocks of %lld row pairs per PE\n",
+               c->k->name, x->nst, (long long)x->N, (long long)x->NB,
+               (long long)x->RB);
+    for (int i = 0; i < p->nins; i++)
+        buf_printf(o, ".input %s f32[%lld] d[%lld]\n", p->ins[i].name,
+                   (long long)p->ins[i].nmap, (long long)x->imgs[i].dram);
+    buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
+               c->k->outputs[0]->name, (long long)p->oimage,
+               (long long)x->out_dram);
+    for (int64_t b = 0; b < x->NB && !g->failed; b++) {
+        put_loads(x, o, b);
+        emit_block_code(x, o);
+        put_store(x, o, b);
+    }
+    buf_puts(o, "wait t1\n");
+    rc = g->failed ? -1 : 0;
+out:
+    free(x);
+    return rc;
+}
