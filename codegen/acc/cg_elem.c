@@ -334,12 +334,31 @@ int acc_cg_eval(Cg *g, const LExpr *e, int t)
             return 0;
         }
         for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
+            char oa[48], ob[48];
+            int ra = 1, rb = 1;
             if (bins[i].op != e->op)
                 continue;
-            if (eval(g, e->a, t) || eval(g, e->b, t + 1))
+            /* A read the route can name is an operand of the op. */
+            if (g->operand && (rb = g->operand(g, e->b, ob, sizeof ob)) == 1)
+                ra = g->operand(g, e->a, oa, sizeof oa);
+            if (ra < 0 || rb < 0)
                 return -1;
-            buf_printf(g->t, "%s.f32 r[%d+], r[%d+] -> r[%d+]\n",
-                       bins[i].name, 8 * t, 8 * (t + 1), 8 * t);
+            if (rb == 0) {
+                if (eval(g, e->a, t))
+                    return -1;
+                buf_printf(g->t, "%s.f32 r[%d+], %s -> r[%d+]\n",
+                           bins[i].name, 8 * t, ob, 8 * t);
+            } else if (ra == 0) {
+                if (eval(g, e->b, t))
+                    return -1;
+                buf_printf(g->t, "%s.f32 %s, r[%d+] -> r[%d+]\n",
+                           bins[i].name, oa, 8 * t, 8 * t);
+            } else {
+                if (eval(g, e->a, t) || eval(g, e->b, t + 1))
+                    return -1;
+                buf_printf(g->t, "%s.f32 r[%d+], r[%d+] -> r[%d+]\n",
+                           bins[i].name, 8 * t, 8 * (t + 1), 8 * t);
+            }
             if (lat)
                 buf_printf(g->t, "nop/%d\n", lat);
             return 0;

@@ -90,6 +90,10 @@ struct AccCg {
     int max_temps, mapped;
     /* When set, reads (LE_LOAD) go through it (cg_pipe.c). */
     int (*load)(struct AccCg *g, const LExpr *e, int t);
+    /* When set: 0 after writing into buf an operand that reads e where
+     * it is (an LM word), 1 when e is no such read, -1 after
+     * reporting. */
+    int (*operand)(struct AccCg *g, const LExpr *e, char *buf, size_t n);
     void *ctx;
     /* Lets of constant value (cg_pipe.c). */
     const LVar **letv;

@@ -386,18 +386,19 @@ static int image(Pipe *x, int input, const AccCgLin *l)
     return p->nins++;
 }
 
-static int load(AccCg *g, const LExpr *e, int t)
+/* Where the read e is in the current context: *bank (2: r) and the
+ * word *at.  -1 after reporting. */
+static int where(AccCg *g, const LExpr *e, int *bank, int64_t *at)
 {
     Pipe *x = g->ctx;
     const Stage *s = &x->st[x->cur];
     AccCgLin l;
-    int bank, par;
-    int64_t at;
+    int par;
     char what[160];
 
     if (s->acc && e->var == s->acc) {
-        buf_printf(g->t, "mov.f32 r[%lld+] -> r[%d+]\n", (long long)x->F2,
-                   8 * t);
+        *bank = 2;
+        *at = x->F2;
         return 0;
     }
     if (e->nargs != 1 || acc_cg_lin(g, e->args[0], &l))
@@ -411,8 +412,8 @@ static int load(AccCg *g, const LExpr *e, int t)
             return fail(x, "this read");
         if ((i = image(x, in, &l)) < 0)
             return -1;
-        bank = x->imgs[i].bank;
-        at = x->imgs[i].at + (x->rp * x->imgs[i].C + x->c) * 8;
+        *bank = x->imgs[i].bank;
+        *at = x->imgs[i].at + (x->rp * x->imgs[i].C + x->c) * 8;
     } else {
         int ti = tensor_of(x, e->var);
         const Tensor *tt = ti >= 0 ? &x->ts[ti] : NULL;
@@ -425,20 +426,78 @@ static int load(AccCg *g, const LExpr *e, int t)
             return fail(x, what);
         }
         if (tt->D == 1 && is_row(s, &l)) {
-            at = tt->at + x->rp * 8;
+            *at = tt->at + x->rp * 8;
         } else if (!x->splat && own_position(s, &l, tt->D)) {
-            at = tt->at + (x->rp * tt->C + x->c) * 8;
+            *at = tt->at + (x->rp * tt->C + x->c) * 8;
         } else {
             snprintf(what, sizeof what, "a stage reading the stage '%.*s' "
                      "elsewhere than at its own position or along its row",
                      (int)strcspn(e->var->name, "."), e->var->name);
             return fail(x, what);
         }
-        bank = tt->bank;
+        *bank = tt->bank;
     }
-    buf_printf(g->t, "mov.f32 lm%d[%lld+] -> r[%d+]\n", bank,
-               (long long)at, 8 * t);
     return 0;
+}
+
+static void put_where(char *buf, size_t n, int bank, int64_t at)
+{
+    if (bank == 2)
+        snprintf(buf, n, "r[%lld+]", (long long)at);
+    else
+        snprintf(buf, n, "lm%d[%lld+]", bank, (long long)at);
+}
+
+static int load(AccCg *g, const LExpr *e, int t)
+{
+    int bank;
+    int64_t at;
+    char w[48];
+
+    if (where(g, e, &bank, &at))
+        return -1;
+    put_where(w, sizeof w, bank, at);
+    buf_printf(g->t, "mov.f32 %s -> r[%d+]\n", w, 8 * t);
+    return 0;
+}
+
+static int operand(AccCg *g, const LExpr *e, char *buf, size_t n)
+{
+    int bank;
+    int64_t at;
+
+    if (e->kind != LE_LOAD || e->type.lanes != 1 || e->type.dt != DT_F32)
+        return 1;
+    if (where(g, e, &bank, &at))
+        return -1;
+    put_where(buf, n, bank, at);
+    return 0;
+}
+
+/* Writes the code of an expression evaluated into r[0+] (text) with
+ * its result at lm`bank`[at+]: its last op writes there directly when
+ * it is an op that reads no LM word of that bank, else a mov. */
+static void put_result(TlBuf *o, const char *text, int bank, int64_t at)
+{
+    const char *last = text, *p;
+    size_t len;
+    char mine[8];
+
+    if (!text)
+        return;
+    len = strlen(text);
+    snprintf(mine, sizeof mine, "lm%d[", bank);
+    for (p = text; *p; p++)
+        if (p[0] == '\n' && p[1])
+            last = p + 1;
+    if (len > 9 && !strcmp(text + len - 9, "-> r[0+]\n") &&
+        strncmp(last, "nop", 3) && !strstr(last, mine)) {
+        buf_putn(o, text, len - 9);
+        buf_printf(o, "-> lm%d[%lld+]\n", bank, (long long)at);
+        return;
+    }
+    buf_puts(o, text);
+    buf_printf(o, "mov.f32 r[0+] -> lm%d[%lld+]\n", bank, (long long)at);
 }
 
 /* The code of stage i for row pair rp. */
@@ -456,16 +515,32 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     if (!s->acc) {
         x->splat = s->D == 1;
         for (x->c = 0; x->c < tt->C && !g->failed; x->c++) {
+            TlBuf e;
+            buf_init(&e);
+            g->t = &e;
             acc_cg_eval(g, s->f, 0);
-            buf_printf(o, "mov.f32 r[0+] -> lm%d[%lld+]\n", tt->bank,
-                       (long long)(tt->at + (x->rp * tt->C + x->c) * 8));
+            put_result(o, e.s, tt->bank,
+                       tt->at + (x->rp * tt->C + x->c) * 8);
+            buf_free(&e);
         }
+        g->t = o;
         return;
     }
     x->splat = 0;
     for (x->c = 0; x->c < cdiv(s->D, 4) && !g->failed; x->c++) {
+        int masked = s->D % 4 && x->c == cdiv(s->D, 4) - 1;
+        char w[48];
+        if (!masked && operand(g, s->f, w, sizeof w) == 0) {
+            /* A plain read folds straight into the accumulator. */
+            if (x->c == 0)
+                buf_printf(o, "mov.f32 %s -> r[%lld+]\n", w, (long long)a);
+            else
+                buf_printf(o, "%s.f32 r[%lld+], %s -> r[%lld+]\n",
+                           s->opname, (long long)a, w, (long long)a);
+            continue;
+        }
         acc_cg_eval(g, s->f, 0);
-        if (s->D % 4 && x->c == cdiv(s->D, 4) - 1)
+        if (masked)
             buf_printf(o, "sel.f32 m1, r[0+], r[%lld+] -> r[0+]\n",
                        (long long)x->ID);
         if (x->c == 0)
@@ -489,9 +564,15 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     x->splat = 1;
     x->c = 0;
     g->nloops = s->nout;
-    acc_cg_eval(g, s->post, 0);
-    buf_printf(o, "mov.f32 r[0+] -> lm%d[%lld+]\n", tt->bank,
-               (long long)(tt->at + x->rp * 8));
+    {
+        TlBuf e;
+        buf_init(&e);
+        g->t = &e;
+        acc_cg_eval(g, s->post, 0);
+        put_result(o, e.s, tt->bank, tt->at + x->rp * 8);
+        buf_free(&e);
+        g->t = o;
+    }
 }
 
 /* Every stage of one block (dry: only to find the images). */
@@ -663,6 +744,7 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
 
     acc_cg_init(g, s, m, c, p, loc);
     g->load = load;
+    g->operand = operand;
     g->ctx = x;
     g->letv = x->letv;
     g->letval = x->letval;

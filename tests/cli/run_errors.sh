@@ -73,8 +73,11 @@ expect 1 "--param k=1.5: '1.5' is not a value of type 'i32'" \
     run k.tdsl --kernel scale --in v.npy --param k=1.5
 expect 1 "--param k=99999999999: '99999999999' is not a value of type 'i32'" \
     run k.tdsl --kernel scale --in v.npy --param k=99999999999
-expect 1 "accel target cannot compile kernels with scalar parameters yet" \
-    run k.tdsl --kernel scale --in v.npy --param k=2 --target accel
+# A scalar parameter reaches the accel target's code (a constant).
+"$TDSL" run k.tdsl --kernel scale --in v.npy --param k=3 --target accel \
+    >acc.out 2>&1 || fail "scale on accel: $(cat acc.out)"
+"$TDSL" run k.tdsl --kernel scale --in v.npy --param k=3 >itp.out 2>&1 &&
+    cmp -s acc.out itp.out || fail "scale on accel: $(cat acc.out)"
 expect 1 "output 'Y': 'y.txt' is not a tensor file" \
     run k.tdsl --kernel scale --in v.npy --param k=2 --out y.txt
 expect 1 "bad.tdsl:2:19: error: unknown name 'x'" run bad.tdsl
