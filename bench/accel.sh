@@ -2,10 +2,13 @@
 # accel.sh - figures of the accel target on the simulator (not a test,
 # not part of `make bench`): f32 matmul 1024 and 2048, conv2d
 # 1x64x56x56 with 64 3x3 filters (valid: 54x54 out, no bias, as
-# implicit GEMM), and the rows of softmax and layernorm when the target
-# compiles them.  Each line is one `time ... on accel` run: simulated
-# cycles, the utilization the simulator reports (useful FLOPs over the
-# peak of the dominant type's matrix unit) and the busy fractions.
+# implicit GEMM), softmax and layernorm over 512 rows of 512 (vector
+# bound: read the `vector` line, utilization against the vector peak).
+# Each line is one `time ... on accel` run: simulated cycles, the
+# utilization the simulator reports (useful FLOPs over the peak of the
+# dominant type's matrix unit, and over the vector peak), the busy
+# fractions, and the layout planner's estimate for the same kernel
+# beside the simulated count (`planner`: the cost model of plan*.c).
 #
 #   sh bench/accel.sh [MACHINE...]      default: test mn2
 #
@@ -22,6 +25,18 @@ cat >"$OUT/accel.tdsl" <<'TDSL'
 kernel matmul(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
     C[i, j] = sum(k) A[i, k] * B[k, j]
 }
+kernel softmax(X: f32[N, D]) -> (Y: f32[N, D]) {
+    m[n] = max(d) X[n, d]
+    e[n, d] = exp(X[n, d] - m[n])
+    s[n] = sum(d) e[n, d]
+    Y[n, d] = e[n, d] / s[n]
+}
+kernel layernorm(X: f32[N, D], gamma: f32[D], beta: f32[D]; eps: f32 = 1e-5)
+    -> (Y: f32[N, D]) {
+    mu[n] = (sum(d) X[n, d]) / f32(D)
+    var[n] = (sum(d) (X[n, d] - mu[n]) * (X[n, d] - mu[n])) / f32(D)
+    Y[n, d] = (X[n, d] - mu[n]) * rsqrt(var[n] + eps) * gamma[d] + beta[d]
+}
 kernel conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S]) -> (Y: f32[N, F, H - R + 1, W - S + 1]) {
     Y[n, f, y, x] = sum(c, r, s) X[n, c, y + r, x + s] * Wt[f, c, r, s]
 }
@@ -34,12 +49,17 @@ time matmul(A2, B2) on accel
 let X = rand(f32, [1, 64, 56, 56], seed = 5)
 let Wt = rand(f32, [64, 64, 3, 3], seed = 6)
 time conv(X, Wt) on accel
+let S = rand(f32, [512, 512], seed = 7)
+time softmax(S) on accel
+let g = rand(f32, [512], seed = 8)
+let b = rand(f32, [512], seed = 9)
+time layernorm(S, g, b) on accel
 TDSL
 
 for m in $MACHINES; do
     echo "== machine $m"
     start=$(date +%s)
     "$TDSL" "$OUT/accel.tdsl" --machine "$m" 2>&1 |
-        grep -E '^time|cycles|util|busy|error'
+        grep -E '^time|cycles|util|vector|busy|planner|error'
     echo "   ($(($(date +%s) - start)) s of host time)"
 done

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_STAGES = 32, MAX_LETS = 64 };
+enum { MAX_STAGES = 32, MAX_LETS = 64, STREAMS = 4 };
 
 typedef struct Tensor {
     const LVar *buf;        /* an allocation, or the output's param */
@@ -474,30 +474,96 @@ static int operand(AccCg *g, const LExpr *e, char *buf, size_t n)
     return 0;
 }
 
-/* Writes the code of an expression evaluated into r[0+] (text) with
+/* Writes the code of an expression evaluated into r[8t+] (text) with
  * its result at lm`bank`[at+]: its last op writes there directly when
  * it is an op that reads no LM word of that bank, else a mov. */
-static void put_result(TlBuf *o, const char *text, int bank, int64_t at)
+static void put_result(TlBuf *o, const char *text, int t, int bank,
+                       int64_t at)
 {
     const char *last = text, *p;
-    size_t len;
-    char mine[8];
+    size_t len, n;
+    char mine[8], res[24];
 
     if (!text)
         return;
     len = strlen(text);
     snprintf(mine, sizeof mine, "lm%d[", bank);
+    n = (size_t)snprintf(res, sizeof res, "-> r[%d+]\n", 8 * t);
     for (p = text; *p; p++)
         if (p[0] == '\n' && p[1])
             last = p + 1;
-    if (len > 9 && !strcmp(text + len - 9, "-> r[0+]\n") &&
+    if (len > n && !strcmp(text + len - n, res) &&
         strncmp(last, "nop", 3) && !strstr(last, mine)) {
-        buf_putn(o, text, len - 9);
+        buf_putn(o, text, len - n);
         buf_printf(o, "-> lm%d[%lld+]\n", bank, (long long)at);
         return;
     }
     buf_puts(o, text);
-    buf_printf(o, "mov.f32 r[0+] -> lm%d[%lld+]\n", bank, (long long)at);
+    buf_printf(o, "mov.f32 r[%d+] -> lm%d[%lld+]\n", 8 * t, bank,
+               (long long)at);
+}
+
+/* Temporaries e needs at most (reads not folded). */
+static int temps(const LExpr *e)
+{
+    int a, b;
+
+    switch (e->kind) {
+    case LE_BINARY:
+        a = temps(e->a);
+        b = temps(e->b) + 1;
+        return a > b ? a : b;
+    case LE_UNARY:
+    case LE_CAST:
+        return temps(e->a);
+    case LE_CALL:
+        return e->nargs ? temps(e->args[0]) : 1;
+    default:
+        return 1;
+    }
+}
+
+/* Writes the n streams' code (the same ops on other addresses, so the
+ * same lines) one line of each in turn: the ops of one stream are n
+ * bundles apart, which hides latencies (a nop line is kept once, n - 1
+ * shorter).  Streams of different lines are written one after the
+ * other. */
+static void interleave(TlBuf *o, TlBuf *st, int n)
+{
+    const char *p[STREAMS] = {""};
+    int same = 1;
+
+    for (int i = 0; i < n; i++)
+        p[i] = st[i].s ? st[i].s : "";
+    for (int i = 1; i < n && same; i++) {
+        const char *a = p[0], *b = p[i];
+        int la = 0, lb = 0;
+        for (; *a; a++)
+            la += *a == '\n';
+        for (; *b; b++)
+            lb += *b == '\n';
+        same = la == lb;
+    }
+    if (!same) {
+        for (int i = 0; i < n; i++)
+            buf_puts(o, p[i]);
+        return;
+    }
+    while (*p[0]) {
+        if (!strncmp(p[0], "nop/", 4)) {
+            long k = strtol(p[0] + 4, NULL, 10) - (n - 1);
+            if (k > 0)
+                buf_printf(o, "nop/%ld\n", k);
+            for (int i = 0; i < n; i++)
+                p[i] = strchr(p[i], '\n') + 1;
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            const char *nl = strchr(p[i], '\n');
+            buf_putn(o, p[i], (size_t)(nl - p[i] + 1));
+            p[i] = nl + 1;
+        }
+    }
 }
 
 /* The code of stage i for row pair rp. */
@@ -513,15 +579,29 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     memcpy(g->loops, s->loops, sizeof s->loops);
     g->t = o;
     if (!s->acc) {
+        int per = temps(s->f), K = g->max_temps / per;
+        if (K > STREAMS)
+            K = STREAMS;
+        if (K < 1)
+            K = 1;
         x->splat = s->D == 1;
-        for (x->c = 0; x->c < tt->C && !g->failed; x->c++) {
-            TlBuf e;
-            buf_init(&e);
-            g->t = &e;
-            acc_cg_eval(g, s->f, 0);
-            put_result(o, e.s, tt->bank,
-                       tt->at + (x->rp * tt->C + x->c) * 8);
-            buf_free(&e);
+        for (int64_t c0 = 0; c0 < tt->C && !g->failed; c0 += K) {
+            TlBuf e[STREAMS], r[STREAMS];
+            int n = tt->C - c0 < K ? (int)(tt->C - c0) : K;
+            for (int i = 0; i < n; i++) {
+                buf_init(&e[i]);
+                buf_init(&r[i]);
+                g->t = &e[i];
+                x->c = c0 + i;
+                acc_cg_eval(g, s->f, i * per);
+                put_result(&r[i], e[i].s, i * per, tt->bank,
+                           tt->at + (x->rp * tt->C + x->c) * 8);
+            }
+            interleave(o, r, n);
+            for (int i = 0; i < n; i++) {
+                buf_free(&e[i]);
+                buf_free(&r[i]);
+            }
         }
         g->t = o;
         return;
@@ -569,7 +649,7 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
         buf_init(&e);
         g->t = &e;
         acc_cg_eval(g, s->post, 0);
-        put_result(o, e.s, tt->bank, tt->at + x->rp * 8);
+        put_result(o, e.s, 0, tt->bank, tt->at + x->rp * 8);
         buf_free(&e);
         g->t = o;
     }

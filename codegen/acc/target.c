@@ -14,6 +14,7 @@
  * program is printed to stderr ("accel-ir": the plain loop IR too).
  */
 #include "codegen/acc/cg_int.h"
+#include "codegen/acc/plan.h"
 #include "interp/interp.h"
 
 #include <stdio.h>
@@ -160,11 +161,48 @@ static void free_program(AccCgProgram *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The layout planner's estimate of k beside the simulated count, when
+ * the planner can plan k (its reasons for not planning it are not the
+ * user's concern here: they are dropped). */
+static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
+                      TlKernelInfo *k, const int64_t *sizes,
+                      const AccStats *st, TlLoc loc)
+{
+    FILE *saved = s->diag_out;
+    FILE *null = fopen("/dev/null", "w");
+    int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed;
+    AccPlan *p;
+    AccPlanTotals t;
+
+    if (!null)
+        return;
+    s->diag_out = null;
+    p = acc_plan_kernel(s, m, k, NULL, sizes, loc);
+    s->diag_out = saved;
+    s->nerrors = ne;
+    s->nwarnings = nw;
+    s->suppressed = sup;
+    fclose(null);
+    if (!p)
+        return;
+    acc_plan_totals(p, 0, &t);
+    buf_printf(out, "planner    %.0f cycles estimated (compute %.0f, "
+               "conversions %.0f, DRAM in/out %.0f); simulated/estimated "
+               "%.2f\n", t.total, t.compute, t.conv, t.io,
+               t.total > 0 ? (double)st->cycles / t.total : 0.0);
+    /* TODO(issue 6): count the traffic of conversions the program
+     * runs once code generation converts between the plan's layouts;
+     * today the runner lays tensors out in DRAM before the run. */
+    buf_printf(out, "conversion 0 lw simulated (none runs on the machine; "
+               "the planner's layouts: %lld lw)\n",
+               (long long)t.conv_words);
+}
+
 /* Assembles and runs p; the output in *out. */
 static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                     const AccCgProgram *p, TlTensor *const *packed,
-                    int rank, const int64_t *shape, TlTensor **out,
-                    TlLoc loc)
+                    int rank, const int64_t *shape, const int64_t *sizes,
+                    TlTensor **out, TlLoc loc)
 {
     const char *dbg = getenv("TDSL_DEBUG");
     char *name = arena_printf(&s->arena, "<accel %s>", k->name);
@@ -202,6 +240,7 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         buf_free(&last_stats);
         buf_init(&last_stats);
         acc_sim_print_stats(&last_stats, sim);
+        plan_line(&last_stats, s, m, k, sizes, acc_sim_stats(sim), loc);
         have_last = last_stats.len > 0;
         rc = 0;
     } else {
@@ -392,8 +431,8 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         }
     }
     if (build(s, k, m, packed, &z, oshape, all, &p, call_loc) == 0)
-        rc = simulate(s, k, m, &p, packed, of->rank, oshape, &out[0],
-                      call_loc);
+        rc = simulate(s, k, m, &p, packed, of->rank, oshape, z.v,
+                      &out[0], call_loc);
     free_program(&p);
     free(all);
     for (int i = 0; i < k->ninputs; i++)

@@ -35,6 +35,8 @@ grep -q '^time arange(f32, 3): median' out ||
 grep -q '^    flops      2048 useful' out || fail "flops: $(cat out)"
 grep -q '^    cycles     [1-9][0-9]* ' out || fail "cycles: $(cat out)"
 grep -q '^    util ' out || fail "no utilization: $(cat out)"
+grep -q '^    planner    [1-9][0-9]* cycles estimated .*simulated/estimated' \
+    out || fail "no planner estimate: $(cat out)"
 
 for m in tiny mn2; do
     TDSL_MACHINE=$m "$TDSL" k.tdsl >out 2>err || fail "$m: $(cat err)"
