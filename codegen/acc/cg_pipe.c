@@ -12,8 +12,10 @@
  * pairs p * RB .. p * RB + RB - 1, a long word holds the two rows of a
  * pair (lane = row % 2) and the 4 sub-cycles of a step hold 4
  * consecutive columns, so one auto-stride op computes 8 elements and a
- * reduction along a row never crosses a PE: each PE folds its chunks,
- * then its 4 sub-cycles (two ops on flat operands).  A tensor with one
+ * reduction along a row never crosses a PE: a sum folds its chunks,
+ * then its 4 sub-cycles (two ops on flat operands); a max or min takes
+ * one column at a time in order, as the interpreter does, so that it
+ * stays bit for bit (ties of -0 and +0).  A tensor with one
  * value per row holds it in all 4 sub-cycles, ready to be read along
  * its row.  In the notation of docs/accel-layouts.md, a block of
  * f32[N, D] is ((levels..., RB, 2_W), (C, 4_S)) with C = ceil(D/4).
@@ -86,6 +88,7 @@ typedef struct Pipe {
     int cur, splat, dry;
     int64_t rp, c;
     int64_t A, F1, F2, ID;  /* GRF words: accumulator, folds, identity */
+    int64_t accw;           /* where the reduction's result is */
 } Pipe;
 
 static int fail(Pipe *x, const char *what)
@@ -398,7 +401,7 @@ static int where(AccCg *g, const LExpr *e, int *bank, int64_t *at)
 
     if (s->acc && e->var == s->acc) {
         *bank = 2;
-        *at = x->F2;
+        *at = x->accw;
         return 0;
     }
     if (e->nargs != 1 || acc_cg_lin(g, e->args[0], &l))
@@ -566,6 +569,50 @@ static void interleave(TlBuf *o, TlBuf *st, int n)
     }
 }
 
+/* A max or min along the row in column order, one column at a time
+ * into every sub-cycle of the accumulator: the interpreter's order, so
+ * that a tie of -0 and +0 (or two NaNs) resolves alike, bit for bit.
+ * Sums fold 4 columns at once instead (reassociated). */
+static void reduce_in_order(Pipe *x, const Stage *s, TlBuf *o)
+{
+    AccCg *g = &x->g;
+    long long a = (long long)x->A;
+
+    for (x->c = 0; x->c < cdiv(s->D, 4) && !g->failed; x->c++) {
+        int64_t n = s->D - 4 * x->c, at = 0;
+        int bank = 2;
+        if (n > 4)
+            n = 4;
+        if (s->f->kind != LE_LOAD || s->f->type.lanes != 1 ||
+            where(g, s->f, &bank, &at)) {
+            if (g->failed)
+                return;
+            acc_cg_eval(g, s->f, 0);
+            bank = 2;
+            at = 0;
+        }
+        for (int64_t k = 0; k < n; k++) {
+            long long w = (long long)(at + 2 * k);
+            char src[80];
+            if (bank == 2)
+                snprintf(src, sizeof src, "r[%lld,%lld,%lld,%lld]", w, w,
+                         w, w);
+            else
+                snprintf(src, sizeof src, "lm%d[%lld,%lld,%lld,%lld]", bank,
+                         w, w, w, w);
+            if (x->c == 0 && k == 0)
+                buf_printf(o, "mov.f32 %s -> r[%lld+]\n", src, a);
+            else
+                buf_printf(o, "%s.f32 r[%lld,%lld,%lld,%lld], %s -> "
+                           "r[%lld+]\n", s->opname, a, a, a, a, src, a);
+        }
+    }
+    if (s->D == 0)
+        buf_printf(o, "mov.f32 r[%lld+] -> r[%lld+]\n", (long long)x->ID,
+                   a);
+    x->accw = x->A;
+}
+
 /* The code of stage i for row pair rp. */
 static void emit_stage(Pipe *x, int i, TlBuf *o)
 {
@@ -607,6 +654,10 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
         return;
     }
     x->splat = 0;
+    if (strcmp(s->opname, "add")) {
+        reduce_in_order(x, s, o);
+        goto post;
+    }
     for (x->c = 0; x->c < cdiv(s->D, 4) && !g->failed; x->c++) {
         int masked = s->D % 4 && x->c == cdiv(s->D, 4) - 1;
         char w[48];
@@ -641,6 +692,8 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     buf_printf(o, "%s.f32 r[%lld+], r[%lld,%lld,%lld,%lld] -> r[%lld+]\n",
                s->opname, (long long)f1, (long long)(f1 + 2), (long long)f1,
                (long long)(f1 + 6), (long long)(f1 + 4), (long long)f2);
+    x->accw = f2;
+post:
     x->splat = 1;
     x->c = 0;
     g->nloops = s->nout;
@@ -665,7 +718,7 @@ static int emit_block_code(Pipe *x, TlBuf *o)
         if (s->acc) {
             buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", s->ident,
                        (long long)x->ID);
-            if (s->D % 4)
+            if (s->D % 4 && !strcmp(s->opname, "add"))
                 buf_printf(o, "cmplt.i32 $sub, #%lld -> m1\nnop/%d\n",
                            (long long)(s->D % 4), g->m->lat_grf);
         }

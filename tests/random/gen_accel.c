@@ -11,9 +11,13 @@
  * is the operations', and max and min do not round: everything must
  * agree bit for bit.
  *
+ * Or a pipeline of three stages over rows (a max or min along the
+ * row, an elementwise stage reading it, the output reading both), in
+ * the same exact arithmetic.
+ *
  * TODO(issue 6): sum reductions and matmul (the tree reassociates
- * sums, which the exact comparison cannot take), stages, and random
- * accel schedules.
+ * sums, which the exact comparison cannot take), exp and division in
+ * stages, and random accel schedules.
  */
 #include "gen.h"
 
@@ -29,6 +33,8 @@ typedef struct AGen {
     int nin;
     int inrank[MAXIN];
     int indim[MAXIN][3];        /* the axes each input has */
+    const char *extra[2];       /* stages a leaf may read (pipelines) */
+    int nextra, nextra_max;     /* nextra_max: a pipeline (axes i j l) */
     TlBuf *out;
 } AGen;
 
@@ -39,7 +45,7 @@ static const char *const raxis[] = {"r", "q"};
 
 static const char *axis_name(const AGen *g, int d)
 {
-    return d < g->rank ? axis[d] : raxis[d - g->rank];
+    return d < g->rank || g->nextra_max ? axis[d] : raxis[d - g->rank];
 }
 
 static void read_input(AGen *g, int x)
@@ -65,7 +71,9 @@ static void expr(AGen *g, int depth)
                : depth == 0 ? 5 + rg_below(g->r, 5)
                             : rg_below(g->r, 10);
 
-    if (pick < 3) {
+    if (pick < 3 && g->nextra && rg_chance(g->r, 40)) {
+        buf_puts(g->out, g->extra[rg_below(g->r, g->nextra)]);
+    } else if (pick < 3) {
         read_input(g, rg_below(g->r, g->nin));
     } else if (pick == 3) {
         constant(g);
@@ -89,11 +97,53 @@ static void expr(AGen *g, int depth)
     }
 }
 
+/* lhs combined with a random expression by +, -, *, min or max. */
+static void combine(AGen *g, const char *lhs)
+{
+    int k = rg_below(g->r, 5);
+
+    if (k < 3)
+        buf_printf(g->out, "(%s %c ", lhs, "+-*"[k]);
+    else
+        buf_printf(g->out, "%s(%s, ", k == 3 ? "min" : "max", lhs);
+    expr(g, 1);
+    buf_putc(g->out, ')');
+}
+
+/* The stages of a pipeline over rows i (the accel target's pipeline
+ * route): a max or min along the row, an elementwise stage reading it,
+ * and the output, elementwise or another max or min along the row. */
+static void pipeline(AGen *g, int cols, int red_out)
+{
+    TlBuf *o = g->out;
+    static const char *const rng2[] = {"j in 0..M", "j in 0..M, l in 0..P"};
+    static const char *const idx[] = {"i, j", "i, j, l"};
+
+    buf_printf(o, "    a[i] = %s(%s) ", rg_chance(g->r, 50) ? "max" : "min",
+               rng2[cols - 1]);
+    expr(g, 0);
+    g->extra[0] = "a[i]";
+    g->nextra = 1;
+    /* Each stage reads the one before, so that none is unused. */
+    buf_printf(o, "\n    b[%s] = ", idx[cols - 1]);
+    combine(g, "a[i]");
+    g->extra[1] = cols == 1 ? "b[i, j]" : "b[i, j, l]";
+    g->nextra = 2;
+    if (red_out)
+        buf_printf(o, "\n    out[i] = %s(%s) ",
+                   rg_chance(g->r, 50) ? "max" : "min", rng2[cols - 1]);
+    else
+        buf_printf(o, "\n    out[%s] = ", idx[cols - 1]);
+    combine(g, g->extra[1]);
+    buf_puts(o, "\n}\n");
+}
+
 void rg_program_accel(RgRng *rng, RgProgram *p)
 {
     AGen g;
     int64_t ext[3];
-    int red = rg_chance(rng, 40), order[3];
+    int pipe = rg_chance(rng, 30), red = !pipe && rg_chance(rng, 40);
+    int order[3], red_out = pipe && rg_chance(rng, 30);
     /* Extents: small ones, and ones around a group of the machines'
      * (64 PEs x 8 f32) so that groups fill exactly or leave padding. */
     static const int64_t pick[] = {1, 2, 3, 5, 7, 8, 16, 31, 32, 33, 64,
@@ -106,19 +156,28 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
     g.out = &p->text;
     g.rank = 1 + rg_below(rng, red ? 2 : 3);
     g.ndims = g.rank + (red ? 1 + rg_below(rng, 3 - g.rank) : 0);
+    g.nextra_max = pipe;
+    if (pipe) {
+        /* Rows i, then one or two column axes j, l. */
+        g.ndims = 2 + rg_below(rng, 2);
+        g.rank = red_out ? 1 : g.ndims;
+    }
     for (int d = 0; d < g.ndims; d++) {
         int n = (int)(sizeof pick / sizeof pick[0]);
         /* Keep the whole output under 2^14 elements. */
         do
             ext[d] = pick[rg_below(rng, n)];
-        while (d > 0 && ext[d] * ext[0] * (d > 1 ? ext[1] : 1) >
-                            (red ? 4096 : 16384));
+        while (d > 0 && (ext[d] * ext[0] * (d > 1 ? ext[1] : 1) >
+                             (red || pipe ? 4096 : 16384) ||
+                         /* a row's stages fit in the memories of a
+                          * PE of tiny (2 x 256 long words) */
+                         (pipe && ext[d] * (d > 1 ? ext[1] : 1) > 64)));
     }
     /* The order of the axes in the inputs: the output's as they are,
      * a reduction's anywhere among them. */
     for (int d = 0; d < g.ndims; d++)
         order[d] = d;
-    for (int d = g.rank; d < g.ndims; d++) {
+    for (int d = g.rank; d < g.ndims && !pipe; d++) {
         int at = rg_below(rng, d + 1);
         memmove(order + at + 1, order + at, (size_t)(d - at) * sizeof *order);
         order[at] = d;
@@ -151,6 +210,11 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
     buf_puts(&p->text, ") -> (out: f32[");
     for (int d = 0; d < g.rank; d++)
         buf_printf(&p->text, "%s%s", d ? ", " : "", size[d]);
+    if (pipe) {
+        buf_puts(&p->text, "]) {\n");
+        pipeline(&g, g.ndims - 1, red_out);
+        return;
+    }
     buf_puts(&p->text, "]) {\n    out[");
     for (int d = 0; d < g.rank; d++)
         buf_printf(&p->text, "%s%s", d ? ", " : "", axis[d]);
