@@ -178,7 +178,8 @@ int lir_call_nargs(LCall fn);
 
 typedef enum {
     LV_VALUE,       /* a scalar or vector value: params, lets, loops */
-    LV_BUFFER       /* memory: buffer params and allocations */
+    LV_BUFFER,      /* memory: buffer params and allocations */
+    LV_FUNC         /* a C function (an `extern`), a parameter only */
 } LVarKind;
 
 /* A variable or a buffer.  For a buffer, type.dt is the element type
@@ -187,7 +188,9 @@ typedef enum {
 typedef struct LVar {
     const char *name;
     LVarKind kind;
-    LType type;
+    LType type;             /* LV_FUNC: the result's */
+    const TlDType *sig;     /* LV_FUNC: the parameters' dtypes */
+    int nsig;
 } LVar;
 
 /* Expression kinds; the fields each uses are listed, the rest are 0. */
@@ -201,7 +204,8 @@ typedef enum {
     LE_UNARY,       /* op a (LO_NEG, LO_NOT) */
     LE_SELECT,      /* a ? b : c, lane by lane */
     LE_CAST,        /* a converted to type.dt (SPEC 8.4) */
-    LE_CALL,        /* fn(args) */
+    LE_CALL,        /* fn(args); or, when var is set, a call of that
+                     * LV_FUNC (fn is then LC__COUNT), lane by lane */
     LE_RAMP,        /* a + i * b for lanes i = 0 .. type.lanes - 1 */
     LE_BROADCAST,   /* a repeated type.lanes times */
     LE__COUNT
@@ -299,6 +303,9 @@ void lir_print_type(TlBuf *out, LType t);
 
 LVar *lir_var(TlSession *s, const char *name, LType type);
 LVar *lir_buffer(TlSession *s, const char *name, TlDType elem);
+/* A C function returning ret from parameters of the dtypes sig[n]. */
+LVar *lir_func_var(TlSession *s, const char *name, TlDType ret,
+                   const TlDType *sig, int n);
 
 /* An integer or bool constant; v is kept as given (lir_verify checks
  * that it fits dt). */
@@ -316,6 +323,11 @@ LExpr *lir_unary(TlSession *s, LOp op, LExpr *a);
 LExpr *lir_select(TlSession *s, LExpr *cond, LExpr *a, LExpr *b);
 LExpr *lir_cast(TlSession *s, TlDType dt, LExpr *a);
 LExpr *lir_call(TlSession *s, LCall fn, LExpr *const *args, int n);
+/* A call of the C function f (an LV_FUNC) on scalars or, lane by lane,
+ * on vectors of the same lanes; the result has f's dtype. */
+LExpr *lir_call_func(TlSession *s, LVar *f, LExpr *const *args, int n);
+/* A call like e (the same function or LV_FUNC) on other arguments. */
+LExpr *lir_call_like(TlSession *s, const LExpr *e, LExpr *const *args);
 LExpr *lir_ramp(TlSession *s, LExpr *base, LExpr *stride, int lanes);
 LExpr *lir_broadcast(TlSession *s, LExpr *a, int lanes);
 

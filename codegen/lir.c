@@ -270,6 +270,19 @@ LVar *lir_buffer(TlSession *s, const char *name, TlDType elem)
     return v;
 }
 
+LVar *lir_func_var(TlSession *s, const char *name, TlDType ret,
+                   const TlDType *sig, int n)
+{
+    LVar *v = lir_var(s, name, lir_type(ret, 1));
+    TlDType *d = arena_alloc(&s->arena, (size_t)(n + 1) * sizeof *d);
+
+    memcpy(d, sig, (size_t)n * sizeof *d);
+    v->kind = LV_FUNC;
+    v->sig = d;
+    v->nsig = n;
+    return v;
+}
+
 LExpr *lir_int(TlSession *s, TlDType dt, int64_t v)
 {
     LExpr *e = new_expr(s, LE_INT, lir_type(dt, 1));
@@ -376,6 +389,25 @@ LExpr *lir_call(TlSession *s, LCall fn, LExpr *const *args, int n)
     e->args = copy_exprs(s, args, n);
     e->nargs = n;
     return e;
+}
+
+LExpr *lir_call_func(TlSession *s, LVar *f, LExpr *const *args, int n)
+{
+    int lanes = n > 0 ? args[0]->type.lanes : 1;
+    LExpr *e = new_expr(s, LE_CALL, lir_type(f->type.dt, lanes));
+
+    e->fn = LC__COUNT;
+    e->var = f;
+    e->args = copy_exprs(s, args, n);
+    e->nargs = n;
+    return e;
+}
+
+LExpr *lir_call_like(TlSession *s, const LExpr *e, LExpr *const *args)
+{
+    if (e->var)
+        return lir_call_func(s, e->var, args, e->nargs);
+    return lir_call(s, e->fn, args, e->nargs);
 }
 
 LExpr *lir_ramp(TlSession *s, LExpr *base, LExpr *stride, int lanes)
@@ -545,7 +577,8 @@ int lir_expr_equal(const LExpr *a, const LExpr *b)
         return var_equal(a->var, b->var) &&
                exprs_equal(a->args, b->args, a->nargs);
     case LE_CALL:
-        return a->fn == b->fn && exprs_equal(a->args, b->args, a->nargs);
+        return a->fn == b->fn && a->var == b->var &&
+               exprs_equal(a->args, b->args, a->nargs);
     case LE_BINARY:
     case LE_UNARY:
         if (a->op != b->op)

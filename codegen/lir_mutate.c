@@ -60,7 +60,7 @@ LExpr *lir_mutate_expr_children(LMutator *m, LExpr *e)
         if (args == e->args)
             return e;
         return e->kind == LE_LOAD ? lir_load(s, e->var, args, e->nargs)
-                                  : lir_call(s, e->fn, args, e->nargs);
+                                  : lir_call_like(s, e, args);
     case LE_INT:
     case LE_FLOAT:
     case LE_VAR:

@@ -167,7 +167,11 @@ static void expr(TlBuf *out, const LExpr *e)
         buf_putc(out, ')');
         break;
     case LE_CALL:
-        buf_printf(out, "%s(", lir_call_name(e->fn));
+        if (e->var)
+            lir_print_name(out, e->var->name);
+        else
+            buf_puts(out, lir_call_name(e->fn));
+        buf_putc(out, '(');
         args(out, e->args, e->nargs);
         buf_putc(out, ')');
         break;
@@ -346,6 +350,11 @@ void lir_print_func(TlBuf *out, const LFunc *f)
             buf_puts(out, "<null>");
         } else if (v->kind == LV_VALUE) {
             lir_print_type(out, v->type);
+        } else if (v->kind == LV_FUNC) {
+            buf_printf(out, "fn %s(", dt_name(v->type.dt));
+            for (int k = 0; k < v->nsig; k++)
+                buf_printf(out, "%s%s", k ? ", " : "", dt_name(v->sig[k]));
+            buf_putc(out, ')');
         } else if (p->ndims == 0) {
             buf_printf(out, "%s*", dt_name(v->type.dt));
         } else {

@@ -125,8 +125,11 @@ static const Decl *use(V *v, const LVar *var, LVarKind kind,
         return NULL;
     }
     if (var->kind != kind) {
-        problem(v, e, st, kind == LV_BUFFER ? "'%s' is not a buffer"
-                                            : "buffer '%s' used as a value",
+        problem(v, e, st, kind == LV_BUFFER ? "'%s' is not a buffer" :
+                          kind == LV_FUNC ? "'%s' is not a function" :
+                          var->kind == LV_FUNC ? "function '%s' used as a "
+                                                 "value"
+                                               : "buffer '%s' used as a value",
                 var->name);
         return NULL;
     }
@@ -251,11 +254,39 @@ static void unary(V *v, const LExpr *e, const LStmt *st)
         problem(v, e, st, "node has a type its operand does not give");
 }
 
+/* A call of an LV_FUNC: its signature's dtypes, the call's lanes. */
+static void call_func(V *v, const LExpr *e, const LStmt *st)
+{
+    const LVar *f = e->var;
+
+    if (!use(v, f, LV_FUNC, e, st))
+        return;
+    if (e->nargs != f->nsig) {
+        problem(v, e, st, "'%s' takes %d arguments, not %d", f->name,
+                f->nsig, e->nargs);
+        return;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (e->args[i] && (e->args[i]->type.dt != f->sig[i] ||
+                           e->args[i]->type.lanes != e->type.lanes)) {
+            problem(v, e, st, "argument %d of '%s' has another type than "
+                    "its parameter", i + 1, f->name);
+            return;
+        }
+    if (e->type.dt != f->type.dt)
+        problem(v, e, st, "node has another type than '%s' returns",
+                f->name);
+}
+
 static void call(V *v, const LExpr *e, const LStmt *st)
 {
     const char *name = lir_call_name(e->fn);
     char ta[32];
 
+    if (e->var) {
+        call_func(v, e, st);
+        return;
+    }
     if ((unsigned)e->fn >= LC__COUNT) {
         problem(v, e, st, "unknown function");
         return;

@@ -83,8 +83,22 @@ static LVar *add_param(Lw *L, LVar *v, CgParamKind kind, TlFunc *f,
     L->cps[L->np].f = f;
     L->cps[L->np].axis = axis;
     L->cps[L->np].var = var;
+    L->cps[L->np].ext = NULL;
     L->np++;
     return v;
+}
+
+LVar *cg_extern_fn(Lw *L, TlExternInfo *x)
+{
+    for (int i = 0; i < L->np; i++)
+        if (L->cps[i].kind == CGP_EXTERN && L->cps[i].ext == x)
+            return L->params[i].var;
+    add_param(L, lir_func_var(L->s, arena_printf(&L->s->arena, "ext.%s",
+                                                 x->name),
+                              x->ret, x->params, x->nparams),
+              CGP_EXTERN, NULL, 0, NULL);
+    L->cps[L->np - 1].ext = x;
+    return L->params[L->np - 1].var;
 }
 
 void cg_map_var(Lw *L, const TlVar *tv, LVar *lv)

@@ -391,6 +391,20 @@ static LExpr *lower_reduce(Lw *L, TlExpr *e, TlReduce *red, SList *pre)
     return lir_load(L->s, acc, &z, 1);
 }
 
+/* A scalar extern's call: through the function pointer the runner
+ * passes, each argument in its parameter's dtype (the checker made
+ * them so; a literal adapts). */
+static LExpr *lower_extern(Lw *L, TlExpr *e, TlExternInfo *x, SList *pre)
+{
+    LExpr **args = arena_alloc(&L->s->arena,
+                               (size_t)(e->args.n + 1) * sizeof *args);
+
+    TL_ASSERT(!x->tensors && e->args.n == x->nparams);
+    for (int i = 0; i < e->args.n; i++)
+        args[i] = to_dt(L, x->params[i], cg_lower_expr(L, e->args.v[i], pre));
+    return lir_call_func(L->s, cg_extern_fn(L, x), args, e->args.n);
+}
+
 static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
 {
     LExpr *a[3];
@@ -518,11 +532,9 @@ LExpr *cg_lower_expr(Lw *L, TlExpr *e, SList *pre)
     case EX_CALL:
         if (tl_ref_kind(e->sym) == REF_BUILTIN)
             return lower_builtin(L, e, e->sym, pre);
-        /* TODO(issue 4): externs through their C symbol (a function
-         * pointer parameter resolved as interp/ffi.c does). */
-        cg_unsupported(L, e->loc, tl_ref_kind(e->sym) == REF_EXTERN ?
-                    "calling an extern function" :
-                    "a kernel call inside a kernel");
+        if (tl_ref_kind(e->sym) == REF_EXTERN)
+            return lower_extern(L, e, e->sym, pre);
+        cg_unsupported(L, e->loc, "a kernel call inside a kernel");
         return lir_const(L->s, lir_type(dt, 1), 0);
     default:
         break;

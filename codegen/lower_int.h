@@ -108,6 +108,9 @@ TL_INTERNAL void cg_unsupported(Lw *L, TlLoc loc, const char *what);
 TL_INTERNAL const char *cg_fresh(Lw *L, const char *base);
 /* tv stands for lv in the current context (the latest mapping wins). */
 TL_INTERNAL void cg_map_var(Lw *L, const TlVar *tv, LVar *lv);
+/* The parameter holding the C function of scalar extern x (added the
+ * first time; the runner passes what the interpreter would call). */
+TL_INTERNAL LVar *cg_extern_fn(Lw *L, TlExternInfo *x);
 TL_INTERNAL LVar *cg_find_var(Lw *L, const TlVar *tv);
 TL_INTERNAL FInfo *cg_new_finfo(Lw *L, const TlFunc *f);
 TL_INTERNAL FInfo *cg_find_finfo(Lw *L, const TlFunc *f);

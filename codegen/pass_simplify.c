@@ -1023,13 +1023,34 @@ static LExpr *cast_node(Simp *S, LExpr *e)
     return e;
 }
 
+/* A C function's call on broadcast scalars is a broadcast of its call
+ * on the scalars (called once, not once a lane). */
+static LExpr *call_func_node(Simp *S, LExpr *e)
+{
+    LExpr **args;
+
+    if (e->nargs == 0)
+        return e;
+    for (int k = 0; k < e->nargs; k++)
+        if (e->args[k]->kind != LE_BROADCAST)
+            return e;
+    args = arena_alloc(&S->s->arena, (size_t)e->nargs * sizeof *args);
+    for (int k = 0; k < e->nargs; k++)
+        args[k] = e->args[k]->a;
+    return node(S, lir_broadcast(S->s, node(S, lir_call_like(S->s, e, args)),
+                                 e->type.lanes));
+}
+
 static LExpr *call_node(Simp *S, LExpr *e)
 {
-    LExpr *a = e->args[0], *args[2];
+    LExpr *a, *args[2];
     int64_t i;
     double f;
     int all_bc = 1;
 
+    if (e->var)
+        return call_func_node(S, e);
+    a = e->args[0];
     if (e->fn == LC_ABS && int_const(a, &i))
         return int_of(S, e->type, i < 0 ? (int64_t)(0 - (uint64_t)i) : i);
     if (float_const(a, &f)) {

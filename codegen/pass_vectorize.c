@@ -262,7 +262,7 @@ static LExpr *vexpr(Vz *z, LExpr *e)
         }
         for (int i = 0; vec && i < e->nargs; i++)
             args[i] = widen(z, args[i]);
-        return lir_call(z->s, e->fn, args, e->nargs);
+        return lir_call_like(z->s, e, args);
     default:
         break;
     }
@@ -326,7 +326,7 @@ static LExpr *lane(Vz *z, LExpr *e, int l)
             if (!(args[i] = lane(z, e->args[i], l)))
                 return NULL;
         return e->kind == LE_LOAD ? lir_load(z->s, e->var, args, e->nargs)
-                                  : lir_call(z->s, e->fn, args, e->nargs);
+                                  : lir_call_like(z->s, e, args);
     case LE_BINARY:
     case LE_UNARY:
     case LE_SELECT:

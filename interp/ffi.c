@@ -245,6 +245,14 @@ ItpFfiFn *itp_ffi_get(TlRuntime *rt, TlExternInfo *x, int quiet, TlLoc use)
     return NULL;
 }
 
+TlCFunc itp_extern_cfunc(TlRuntime *rt, TlExternInfo *x)
+{
+    TlLoc nowhere = {-1, 0, 0, 0, 0};
+    ItpFfiFn *fn = itp_ffi_get(rt, x, 1, nowhere);
+
+    return fn ? fn->fn : NULL;
+}
+
 /* ====================================================================
  * Calling
  * ==================================================================== */

@@ -358,6 +358,13 @@ typedef int (*TlTargetRunner)(TlRuntime *rt, TlKernelInfo *k,
 int itp_call_refused(const char *target, TlRuntime *rt, TlKernelInfo *k,
                      TlTensor *const *inputs, const TlScalarArg *scalars,
                      TlTensor **outputs, TlLoc call_loc);
+
+/* The C function of scalar extern x for a compiled kernel to call,
+ * resolved as the interpreter resolves it (once per runtime); NULL,
+ * reporting nothing, when it cannot be called (the interpreter reports
+ * why where a kernel first calls it). */
+typedef void (*TlCFunc)(void);
+TlCFunc itp_extern_cfunc(TlRuntime *rt, TlExternInfo *x);
 /* Makes `target` ("cpu", "accel"; the string is kept, not copied) run
  * through fn, for every interpreter of the process; fn NULL removes it.
  * Back ends register themselves once at start-up, before any script

@@ -331,6 +331,19 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
     buf_puts(b, "\n/* ---- the C entry: docs/c-abi.md ---- */\n\n"
                 "#include <string.h>\n\n");
     buf_puts(b, wrapper_helpers);
+    /* Externs by their symbol, under names of their own (the symbol
+     * may be a libm function <math.h> declared otherwise); the program
+     * that loads the kernel provides them (docs/c-abi.md). */
+    for (int p = 0; p < ck->nparams; p++) {
+        const TlExternInfo *x = ck->params[p].ext;
+        if (ck->params[p].kind != CGP_EXTERN)
+            continue;
+        buf_printf(b, "extern %s w_x%d(", cgc_btype(x->ret), p);
+        for (int i = 0; i < x->nparams; i++)
+            buf_printf(b, "%s%s", i ? ", " : "", cgc_btype(x->params[i]));
+        buf_printf(b, "%s) __asm__(\"%s\");\n", x->nparams ? "" : "void",
+                   x->name);
+    }
     buf_puts(b, "TDSL_EXPORT ");
     signature(b, k, sym, 1, NULL, NULL);
     buf_puts(b, ";\nTDSL_EXPORT ");
@@ -427,6 +440,11 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
         case CGP_ERR:
             buf_printf(b, "        w_args[%d] = &w_err;\n", p);
             break;
+        case CGP_EXTERN:
+            buf_printf(b, "        void (*w_a%d)(void) = (void (*)(void))"
+                          "w_x%d;\n", p, p);
+            buf_printf(b, "        w_args[%d] = &w_a%d;\n", p, p);
+            break;
         }
     }
     buf_printf(b, "        %s__entry(w_args);\n", sym);
@@ -445,6 +463,33 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
     buf_puts(b, "    return w_rc;\n}\n");
 }
 
+static int is_half(TlDType dt)
+{
+    return dt == DT_F16 || dt == DT_BF16;
+}
+
+/* An extern of f16 or bf16 values has no C signature: the error the
+ * interpreter gives when it would call it (interp/ffi.c). */
+static int extern_refuse(TlSession *s, const TlExternInfo *x)
+{
+    const TlItem *it = x->item;
+
+    for (int i = 0; i < it->params.n; i++)
+        if (is_half(it->params.v[i].dtype)) {
+            diag_error(s, it->params.v[i].type_loc, DIAG_RT_EXTERN_TYPE,
+                       x->name, arena_printf(&s->arena, "parameter '%s'",
+                                             it->params.v[i].name),
+                       dt_name(it->params.v[i].dtype));
+            return -1;
+        }
+    if (is_half(x->ret)) {
+        diag_error(s, it->ret_loc, DIAG_RT_EXTERN_TYPE, x->name,
+                   "its result", dt_name(x->ret));
+        return -1;
+    }
+    return 0;
+}
+
 int cgc_aot_source(TlSession *s, TlKernelInfo *k, const char *sym,
                    TlBuf *out)
 {
@@ -453,6 +498,10 @@ int cgc_aot_source(TlSession *s, TlKernelInfo *k, const char *sym,
     TL_ASSERT(k->ok && !k->generic);
     if (aot_refuse(s, k) || !(ck = cg_lower_kernel(s, k)))
         return -1;
+    for (int p = 0; p < ck->nparams; p++)
+        if (ck->params[p].kind == CGP_EXTERN &&
+            extern_refuse(s, ck->params[p].ext))
+            return -1;
     buf_printf(out, "/* tdsl ahead-of-time kernel '%s': int %s(...), "
                "docs/c-abi.md */\n", k->name, sym);
     buf_puts(out, "#if defined(__GNUC__)\n"

@@ -17,10 +17,11 @@ typedef enum {
     CGP_SIZE,       /* i32: the size variable `var` */
     CGP_SCALAR,     /* i64 or f64: scalar `var`, already converted */
     CGP_GIVEN,      /* bool: scalar `var` was passed */
-    CGP_ERR         /* i32 *: CG_ERR_RANGE when a checked read is out
+    CGP_ERR,        /* i32 *: CG_ERR_RANGE when a checked read is out
                      * of range (the runner then has the interpreter
                      * report it), CG_ERR_NOMEM when a stage's buffer
                      * could not be allocated; or-ed in atomically */
+    CGP_EXTERN      /* the C function of the scalar extern `ext` */
 } CgParamKind;
 
 /* The error flag parameter's name in the loop IR and its bits.  Stores
@@ -34,6 +35,7 @@ typedef struct CgParam {
     TlFunc *f;
     int axis;
     TlVar *var;
+    TlExternInfo *ext;
 } CgParam;
 
 /* A kernel lowered for the cpu: fn's parameters correspond one to one

@@ -411,6 +411,36 @@ static void cast(TlBuf *b, const LExpr *e)
     }
 }
 
+/* A C function's type, "float (*)(float, int32_t)" with the name in
+ * the middle when name is set (bool as uint8_t, as interp/ffi.c passes
+ * it). */
+static void func_type(TlBuf *b, const LVar *f, const char *name)
+{
+    buf_printf(b, "%s (*", f->type.dt == DT_BOOL ? "uint8_t"
+                                                : ctype(f->type.dt));
+    if (name)
+        buf_puts(b, name);
+    buf_puts(b, ")(");
+    for (int i = 0; i < f->nsig; i++)
+        buf_printf(b, "%s%s", i ? ", " : "",
+                   f->sig[i] == DT_BOOL ? "uint8_t" : ctype(f->sig[i]));
+    buf_puts(b, f->nsig ? ")" : "void)");
+}
+
+/* An extern's call; its result converted as the interpreter does
+ * (a bool result is its byte's truth). */
+static void call_func(TlBuf *b, const LExpr *e)
+{
+    buf_printf(b, "((%s)", ctype(e->type.dt));
+    name(b, e->var->name);
+    buf_putc(b, '(');
+    for (int i = 0; i < e->nargs; i++) {
+        buf_puts(b, i ? ", " : "");
+        expr(b, e->args[i]);
+    }
+    buf_puts(b, "))");
+}
+
 static void call(TlBuf *b, const LExpr *e)
 {
     static const char *const fns[] = {
@@ -427,6 +457,10 @@ static void call(TlBuf *b, const LExpr *e)
     TlDType dt = e->type.dt;
     const char *t = ctype(dt);
 
+    if (e->var) {
+        call_func(b, e);
+        return;
+    }
     if (!dt_is_float(dt)) {
         TL_ASSERT(e->fn == LC_ABS);
         if (dt_is_unsigned(dt))         /* its own absolute value */
@@ -718,6 +752,14 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
 
 static void param_decl(TlBuf *b, const LParam *p)
 {
+    if (p->var->kind == LV_FUNC) {
+        TlBuf n;
+        buf_init(&n);
+        name(&n, p->var->name);
+        func_type(b, p->var, n.s);
+        buf_free(&n);
+        return;
+    }
     if (p->var->kind == LV_BUFFER)
         buf_printf(b, "%s *restrict ", btype(p->var->type.dt));
     else
@@ -757,9 +799,14 @@ void cgc_emit(TlBuf *out, const LFunc *f)
     for (int i = 0; i < f->nparams; i++) {
         const LVar *v = f->params[i].var;
         buf_puts(out, i ? ",\n        " : "");
-        if (v->kind == LV_BUFFER)
+        if (v->kind == LV_BUFFER) {
             buf_printf(out, "(%s *)args[%d]", btype(v->type.dt), i);
-        else
+        } else if (v->kind == LV_FUNC) {
+            /* args[i] points at a void (*)(void) holding it. */
+            buf_putc(out, '(');
+            func_type(out, v, NULL);
+            buf_printf(out, ")*(void (*const *)(void))args[%d]", i);
+        } else
             buf_printf(out, "*(const %s *)args[%d]", ctype(v->type.dt), i);
     }
     buf_puts(out, ");\n}\n");

@@ -41,12 +41,47 @@ kernel dbl(X: f32[N]) -> (Y: f32[N]) {
 assert allclose(norm(arange(f32, 4), 1.0), sqrt(f64(15)), 1e-12, 0)
 print trace(full(f32, [3, 4], 2.0))
 print dbl(arange(f32, 3))
+print dbl(arange(f32, 3)) on cpu
 TDSL
 (cd elsewhere && "$TDSL" ../proj/s.tdsl) >out 2>err ||
     fail "s.tdsl: $(cat err)"
 [ "$(cat out)" = "6.0
 f32[3]
+[0. 2. 4.]
+f32[3]
 [0. 2. 4.]" ] || fail "s.tdsl printed: $(cat out)"
+
+# Ahead of time: the kernel's shared object calls the extern by its
+# symbol, which the program that links it provides (docs/c-abi.md).
+"$TDSL" compile proj/s.tdsl --kernel dbl -o dbl.so -o dbl.h 2>err ||
+    fail "compile dbl: $(cat err)"
+cat >main.c <<'C'
+#include <stdio.h>
+#include "dbl.h"
+int main(void)
+{
+    float x[3] = {1, 2, 3}, y[3];
+    int64_t n[1] = {3};
+    if (tdsl_dbl(x, n, NULL, y, n, NULL) != TDSL_OK)
+        return 1;
+    printf("%g %g %g\n", y[0], y[1], y[2]);
+    return 0;
+}
+C
+"$CC" -I. main.c -L. -l:dbl.so -Lproj/lib -l:libnorm.so \
+    -Wl,-rpath,"$TMP" -Wl,-rpath,"$TMP/proj/lib" -o main 2>err ||
+    fail "building main.c: $(cat err)"
+[ "$(./main)" = "2 4 6" ] || fail "main printed: $(./main)"
+cat >proj/half.tdsl <<'TDSL'
+extern "./lib/libnorm.so" fn twice(x: f16) -> f16
+kernel dblh(X: f16[N]) -> (Y: f16[N]) {
+    Y[i] = twice(X[i])
+}
+TDSL
+"$TDSL" compile proj/half.tdsl --kernel dblh -o h.so >out 2>err
+[ "$?" = 1 ] || fail "an f16 extern compiled: exit $?"
+grep -q "half.tdsl:1:39: error: extern 'twice' cannot be called from tdsl: parameter 'x' has type 'f16', which has no C type" \
+    err || fail "f16 extern: $(cat err)"
 
 cat >proj/missing.tdsl <<'TDSL'
 extern "./lib/libnone.so" fn norm(v: f32[N], eps: f64) -> f64
