@@ -365,6 +365,8 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
             fi->nest = arena_alloc(&s->arena, sizeof nest);
             *fi->nest = nest;
             fi->red = red;
+            if (nest.store_dir)
+                cg_store_vars(L, fn, fi);
             continue;
         }
         if (fn->kind != FN_OUTPUT)

@@ -249,6 +249,156 @@ static void hull_reads(Lw *L, Env *env, TlExpr *e, const TlFunc *p,
         hull_reads(L, env, e->args.v[i], p, hull, any);
 }
 
+/* ====================================================================
+ * store_at: the buffer lives at an outer loop (or the root), over the
+ * region all the iterations inside it need, indexed from that region's
+ * start, and each computation slides: of the region one iteration
+ * needs, the part the buffer already holds (`done`) is not computed
+ * again.
+ * ==================================================================== */
+
+/* Where p (computed at loop `at` of nest n) is stored: the loop level,
+ * -1 for the root; -2 after reporting a schedule it cannot follow. */
+static int store_level(Lw *L, FInfo *p, CgNest *n, int at)
+{
+    const CgNest *pn = p->nest;
+    int s = -1;
+
+    if (!pn->store_dir)
+        return at;
+    if (pn->store_var) {
+        for (s = 0; s < n->nloops && n->loops[s].tv != pn->store_var; s++)
+            ;
+        if (s > at) {
+            diag_error(L->s, pn->store_dir->loc, DIAG_CG_STORE_AT,
+                       pn->store_dir->name, p->f->name, arena_printf(
+                       &L->s->arena, "loop '%s' is not around loop '%s' "
+                       "of '%s'", pn->store_var->name, pn->at_var->name,
+                       pn->at_func->name));
+            L->failed = 1;
+            return -2;
+        }
+    }
+    for (int i = s + 1; i <= at; i++)
+        if (n->loops[i].kind == LP_PARALLEL) {
+            diag_error(L->s, pn->store_dir->loc, DIAG_CG_STORE_PARALLEL,
+                       pn->store_dir->name, p->f->name,
+                       n->loops[i].tv ? n->loops[i].tv->name
+                                      : n->loops[i].lv->name);
+            L->failed = 1;
+            return -2;
+        }
+    return s;
+}
+
+/* p's buffer over region lo[j] .. lo[j] + ext[j] - 1 (i64), and its
+ * `done` region, empty. */
+static void store_site(Lw *L, FInfo *p, LExpr **lo, LExpr **ext,
+                       SList *out)
+{
+    const TlFunc *pf = p->f;
+    LExpr *size = i64c(L, 1);
+    LExpr *dsize = i64c(L, 2 * pf->rank);
+
+    for (int q = pf->rank - 1; q >= 0; q--) {
+        int j = p->sorder[q];
+        cg_sl_add(out, lir_let(L->s, p->slov[j], lo[j]));
+        cg_sl_add(out, lir_let(L->s, p->stv[j], size));
+        size = bin(L, LO_MUL, lir_ref(L->s, p->stv[j]), ext[j]);
+    }
+    p->size = size;
+    cg_sl_add(out, lir_alloc(L->s, p->buf, LM_HEAP, &p->size, 1));
+    cg_sl_add(out, lir_alloc(L->s, p->done, LM_STACK, &dsize, 1));
+    for (int j = 0; j < pf->rank; j++) {
+        LExpr *k0 = i64c(L, 2 * j), *k1 = i64c(L, 2 * j + 1);
+        cg_sl_add(out, lir_store(L->s, p->done, &k0, 1,
+                                 lir_int(L->s, DT_I64, INT64_MAX)));
+        cg_sl_add(out, lir_store(L->s, p->done, &k1, 1,
+                                 lir_int(L->s, DT_I64, INT64_MIN)));
+    }
+}
+
+/* The region p computes at its loop, from the region lo[j] .. hi[j]
+ * (inclusive) that one iteration needs: along its outermost stored
+ * axis d, only past what `done` holds when the rest of the needed
+ * region lies within it and the part needed starts inside or right
+ * after it; otherwise all of it.  Updates `done`. */
+static void slide(Lw *L, FInfo *p, LExpr **lo, LExpr **hi, SList *out)
+{
+    const TlFunc *pf = p->f;
+    int d = p->sorder[0];
+    LExpr *nl[TL_MAX_RANK], *nh[TL_MAX_RANK], *dl[TL_MAX_RANK],
+          *dh[TL_MAX_RANK];
+    LExpr *ok = NULL, *one = i64c(L, 1), *first;
+    LVar *sv;
+
+    for (int j = 0; j < pf->rank; j++) {
+        LType t = lir_type(DT_I64, 1);
+        LExpr *k0 = i64c(L, 2 * j), *k1 = i64c(L, 2 * j + 1);
+        LVar *a = lir_var(L->s, cg_fresh(L, "need.lo"), t);
+        LVar *b = lir_var(L->s, cg_fresh(L, "need.hi"), t);
+        LVar *c = lir_var(L->s, cg_fresh(L, "done.lo"), t);
+        LVar *e = lir_var(L->s, cg_fresh(L, "done.hi"), t);
+        cg_sl_add(out, lir_let(L->s, a, lo[j]));
+        cg_sl_add(out, lir_let(L->s, b, hi[j]));
+        cg_sl_add(out, lir_let(L->s, c, lir_load(L->s, p->done, &k0, 1)));
+        cg_sl_add(out, lir_let(L->s, e, lir_load(L->s, p->done, &k1, 1)));
+        nl[j] = lir_ref(L->s, a);
+        nh[j] = lir_ref(L->s, b);
+        dl[j] = lir_ref(L->s, c);
+        dh[j] = lir_ref(L->s, e);
+    }
+    /* done.hi + 1 cannot overflow: an empty `done` has INT64_MIN. */
+    first = bin(L, LO_ADD, dh[d], one);
+    for (int j = 0; j < pf->rank; j++) {
+        LExpr *c;
+        if (j == d)
+            c = bin(L, LO_AND, bin(L, LO_LE, dl[j], nl[j]),
+                    bin(L, LO_LE, nl[j], first));
+        else
+            c = bin(L, LO_AND, bin(L, LO_LE, dl[j], nl[j]),
+                    bin(L, LO_LE, nh[j], dh[j]));
+        ok = ok ? bin(L, LO_AND, ok, c) : c;
+    }
+    sv = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena, "%s.slide",
+                                                pf->name)),
+                 lir_type(DT_BOOL, 1));
+    cg_sl_add(out, lir_let(L->s, sv, ok));
+    for (int j = 0; j < pf->rank; j++) {
+        LExpr *k0 = i64c(L, 2 * j), *k1 = i64c(L, 2 * j + 1);
+        LExpr *rl = nl[j], *dlo = nl[j], *dhi = nh[j];
+        if (j == d) {
+            LExpr *s = lir_ref(L->s, sv);
+            rl = lir_select(L->s, s, bin(L, LO_MAX, nl[j], first), nl[j]);
+            dlo = lir_select(L->s, s, dl[j], nl[j]);
+            dhi = lir_select(L->s, s, bin(L, LO_MAX, dh[j], nh[j]), nh[j]);
+        }
+        cg_sl_add(out, lir_let(L->s, p->rlov[j], rl));
+        cg_sl_add(out, lir_let(L->s, p->rextv[j], bin(L, LO_MAX,
+                  i64c(L, 0), bin(L, LO_ADD, bin(L, LO_SUB, nh[j],
+                                                  lir_ref(L->s, p->rlov[j])),
+                                  one))));
+        cg_sl_add(out, lir_store(L->s, p->done, &k0, 1, dlo));
+        cg_sl_add(out, lir_store(L->s, p->done, &k1, 1, dhi));
+    }
+}
+
+void cg_store_root(Lw *L, TlFunc *f, SList *out)
+{
+    for (int i = 0; i < L->nfs; i++) {
+        FInfo *p = &L->fs[i];
+        LExpr *lo[TL_MAX_RANK], *ext[TL_MAX_RANK];
+        if (!p->nest || p->nest->at_func != f || p->ctx != L->ctx ||
+            !p->placed || p->slevel != -1)
+            continue;
+        for (int j = 0; j < p->f->rank; j++) {
+            lo[j] = p->lo[j];
+            ext[j] = p->ext[j];
+        }
+        store_site(L, p, lo, ext, out);
+    }
+}
+
 /* The producers computed at loop `at` of consumer f (nest n): their
  * regions, buffers and nests, before `body`.  Sites are placed inner
  * loops first; a producer placed deeper that reads one placed here
@@ -259,7 +409,7 @@ LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
 {
     enum { MAXP = 64 };
     FInfo *ps[MAXP];
-    int real[MAXP], np = 0, nreal = 0;
+    int real[MAXP], np = 0, nreal = 0, nstore = 0;
     Ival2 reg[MAXP][TL_MAX_RANK];
     Env cenv;
     SList out = {0};
@@ -269,15 +419,18 @@ LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
         if (!p->nest || p->nest->at_func != f || p->ctx != L->ctx)
             continue;
         if (!p->placed && p->nest->at_var == n->loops[at].tv) {
+            if ((p->slevel = store_level(L, p, n, at)) < -1)
+                return body;
             real[np] = 1;
             ps[np++] = p;
             nreal++;
         } else if (p->placed && p->level > at) {
+            nstore += p->nest->store_dir && p->slevel == at;
             real[np] = 0;
             ps[np++] = p;
         }
     }
-    if (!nreal)
+    if (!nreal && !nstore)
         return body;
     for (int i = 0; i < np; i++)
         if (real[i] && n->loops[at].kind == LP_VECTORIZED) {
@@ -317,6 +470,8 @@ LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
         Ival2 hull[TL_MAX_RANK];
         int any = 0;
         LExpr *size = i64c(L, 1);
+        LExpr *nlo[TL_MAX_RANK], *nhi[TL_MAX_RANK];
+        int outside = real[i] && p->slevel < at;
 
         hull_reads(L, &cenv, f->value, pf, hull, &any);
         for (int q = i + 1; q < np; q++) {
@@ -347,6 +502,11 @@ LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
                 reg[i][j] = iv_mk(lir_ref(L->s, vl), lir_ref(L->s, vh));
                 continue;
             }
+            if (outside) {
+                nlo[j] = lo;
+                nhi[j] = hi;
+                continue;
+            }
             cg_sl_add(&out, lir_let(L->s, p->rlov[j], lo));
             cg_sl_add(&out, lir_let(L->s, p->rextv[j], bin(L, LO_MAX,
                    i64c(L, 0), bin(L, LO_ADD, bin(L, LO_SUB, hi, lo),
@@ -357,8 +517,26 @@ LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
             reg[i][j] = iv_mk(p->rlo[j], bin(L, LO_SUB, bin(L, LO_ADD,
                               p->rlo[j], p->rext[j]), i64c(L, 1)));
         }
-        if (real[i])
+        if (outside)
+            slide(L, p, nlo, nhi, &out);
+        for (int j = 0; outside && j < pf->rank; j++)
+            reg[i][j] = iv_mk(p->rlo[j], bin(L, LO_SUB, bin(L, LO_ADD,
+                              p->rlo[j], p->rext[j]), i64c(L, 1)));
+        if (real[i] && !outside) {
             p->size = size;
+            for (int j = 0; p->slov[0] && j < pf->rank; j++)
+                cg_sl_add(&out, lir_let(L->s, p->slov[j], p->rlo[j]));
+        }
+        if (!real[i] && p->nest->store_dir && p->slevel == at) {
+            LExpr *slo[TL_MAX_RANK], *sext[TL_MAX_RANK];
+            for (int j = 0; j < pf->rank; j++) {
+                slo[j] = reg[i][j].lo;
+                sext[j] = bin(L, LO_MAX, i64c(L, 0), bin(L, LO_ADD,
+                              bin(L, LO_SUB, reg[i][j].hi, reg[i][j].lo),
+                              i64c(L, 1)));
+            }
+            store_site(L, p, slo, sext, &out);
+        }
     }
     /* Deeper producers are not computed yet where these run. */
     for (int i = 0; i < np; i++)
@@ -370,7 +548,8 @@ LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
             continue;
         p->placed = 1;
         p->level = at;
-        cg_sl_add(&out, lir_alloc(L->s, p->buf, LM_HEAP, &p->size, 1));
+        if (p->slevel == at)
+            cg_sl_add(&out, lir_alloc(L->s, p->buf, LM_HEAP, &p->size, 1));
         cg_emit_stage(L, (TlFunc *)p->f, p, p->nest, p->red, &out);
     }
     for (int i = 0; i < np; i++)

@@ -83,7 +83,8 @@ LExpr *cg_offset(Lw *L, FInfo *fi, int rank, LExpr **idx, int clamp)
                             i64c(L, 1));
             x = bin(L, LO_MIN, bin(L, LO_MAX, x, fi->lo[j]), hi);
         }
-        x = bin(L, LO_MUL, bin(L, LO_SUB, x, fi->rlo[j]), fi->stride[j]);
+        x = bin(L, LO_MUL, bin(L, LO_SUB, x, fi->slo[j] ? fi->slo[j] :
+                                        fi->rlo[j]), fi->stride[j]);
         off = j == 0 ? x : bin(L, LO_ADD, off, x);
     }
     return off;

@@ -29,6 +29,13 @@ typedef struct FInfo {
      * bound where the region is computed; see `cg_site`). */
     LExpr *rlo[TL_MAX_RANK], *rext[TL_MAX_RANK];
     LVar *rlov[TL_MAX_RANK], *rextv[TL_MAX_RANK], *stv[TL_MAX_RANK];
+    /* store_at outside where it is computed: the buffer's origin
+     * (NULL: rlo), the loop level where it is stored (-1: root), and
+     * the region already computed there (i64[2 * rank]: lo, hi). */
+    LExpr *slo[TL_MAX_RANK];
+    LVar *slov[TL_MAX_RANK];
+    int slevel;
+    LVar *done;
     int sorder[TL_MAX_RANK];    /* stages: axes in storage order,
                                  * outermost first (reorder_storage) */
     CgNest *nest;           /* compute_at: its nest, placed by `cg_site` */
@@ -153,6 +160,9 @@ TL_INTERNAL void cg_emit_stage(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
                                TlReduce *red, SList *out);
 /* A stage computed at a loop of its consumer: region variables. */
 TL_INTERNAL void cg_at_region(Lw *L, TlFunc *f, FInfo *fi);
+/* ... and stored at another (store_at): its buffer's origin and the
+ * record of what it holds. */
+TL_INTERNAL void cg_store_vars(Lw *L, TlFunc *f, FInfo *fi);
 
 /* ====================================================================
  * lower_bounds.c
@@ -162,6 +172,9 @@ TL_INTERNAL void cg_at_region(Lw *L, TlFunc *f, FInfo *fi);
  * before body. */
 TL_INTERNAL LStmt *cg_site(Lw *L, TlFunc *f, FInfo *cfi, CgNest *n, int at,
                            LStmt *body);
+/* The buffers of the producers of f that store_root() keeps outside
+ * all of f's loops, into out. */
+TL_INTERNAL void cg_store_root(Lw *L, TlFunc *f, SList *out);
 
 /* ====================================================================
  * lower_call.c

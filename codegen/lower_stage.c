@@ -134,6 +134,12 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
         st = lir_for(L->s, l->kind, l->width, NULL, l->lv, lir_int(L->s,
                      DT_I32, 0), l->extent, st);
     }
+    if (sites) {
+        SList root = {0};
+        cg_store_root(L, f, &root);
+        cg_sl_add(&root, st);
+        st = cg_sl_done(L, &root);
+    }
     if (n->par_if) {
         /* The default schedule: in parallel only when big enough (no
          * stage is computed inside such a nest, see sched_apply.c). */
@@ -308,4 +314,15 @@ void cg_at_region(Lw *L, TlFunc *f, FInfo *fi)
         fi->rext[j] = lir_ref(L->s, fi->rextv[j]);
         fi->stride[j] = lir_ref(L->s, fi->stv[j]);
     }
+}
+
+void cg_store_vars(Lw *L, TlFunc *f, FInfo *fi)
+{
+    for (int j = 0; j < f->rank; j++) {
+        fi->slov[j] = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                              "%s.slo%d", f->name, j)), lir_type(DT_I64, 1));
+        fi->slo[j] = lir_ref(L->s, fi->slov[j]);
+    }
+    fi->done = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                          "%s.done", f->name)), DT_I64);
 }

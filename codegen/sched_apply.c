@@ -8,7 +8,7 @@
  * A replaced loop variable is defined again, at the top of the body,
  * from the loops that replaced it.  Everything else is refused with
  * an error at the directive.  compute_at is recorded here and placed
- * by lower.c; store_at stores where the stage is computed.  Loops over
+ * by lower.c, and so is store_at (lower_bounds.c).  Loops over
  * reduction variables may be split, reordered among pure loops and
  * unrolled, but stay serial and in the order written, so each element
  * accumulates in the same order as the interpreter.  Stages of inlined
@@ -17,8 +17,7 @@
  * rfactor turns a reduction loop into a pure one over partial results
  * (lower_stage.c); reorder_storage orders a buffer's strides
  * (cg_sched_storage, used where buffers are made); the tail
- * strategies are in `split`.  TODO(issue 4): sliding windows for
- * store_at.
+ * strategies are in `split`.
  */
 #include "codegen/c/cgc.h"
 
@@ -458,10 +457,17 @@ static int apply(Ap *a)
         }
         return 0;
     case SD_STORE_AT:
+        if (a->d->nargs < 2 || a->d->args[0].kind != SARG_FUNC ||
+            a->d->args[1].kind != SARG_VAR)
+            return refuse(a, "this 'store_at'");
+        a->n->store_dir = a->d;
+        a->n->store_func = a->d->args[0].func;
+        a->n->store_var = a->d->args[1].var;
+        return 0;
     case SD_STORE_ROOT:
-        /* Storage goes where the stage is computed: the same results,
-         * a buffer per region instead of one reused (TODO(issue 4):
-         * sliding windows). */
+        a->n->store_dir = a->d;
+        a->n->store_func = NULL;
+        a->n->store_var = NULL;
         return 0;
     case SD_COMPUTE_INLINE:
         if ((a->f->kind == FN_OUTPUT && !a->n->call_out) || a->f->nreds)
@@ -664,6 +670,18 @@ int cg_sched_nest(TlSession *s, TlKernelInfo *k, TlCall *const *path,
                 return -1;
         }
     }
+    if (n->store_dir && n->store_var &&
+        (!n->at_func || n->store_func != n->at_func)) {
+        diag_error(s, n->store_dir->loc, DIAG_CG_STORE_AT,
+                   n->store_dir->name, f->name, n->at_func ?
+                   arena_printf(&s->arena, "a loop of '%s', which computes "
+                                "it", n->at_func->name) :
+                   "a loop of the stage that computes it ('compute_at' "
+                   "names none)");
+        return -1;
+    }
+    if (n->store_dir && !n->at_func)
+        n->store_dir = NULL;    /* store_root of a stage computed there */
     for (int j = 0; j < f->rank && n->at_func; j++)
         if (n->rup[j])
             return refuse(&a, "'round_up' of a stage computed at a loop of "

@@ -283,4 +283,7 @@ X(CG_BOUND, ERROR, "'bound' gives '%s' of '%s' min %lld and extent %lld, but its
 X(CG_BOUND_AFTER, ERROR, "'bound' of '%s' must come before the directives that split or fuse its loop")
 X(CG_STORAGE_OUTPUT, ERROR, "'reorder_storage' of output '%s': an output is stored as the caller's tensor, row-major")
 X(CG_TAIL, ERROR, "tail strategy '%s' does not apply here: %s")
+/* store_at(stage, v) against where the stage is computed. */
+X(CG_STORE_AT, ERROR, "'%s' of '%s' must be at or outside where it is computed: %s")
+X(CG_STORE_PARALLEL, ERROR, "'%s' of '%s' is outside parallel loop '%s', inside which it is computed: the threads would share its buffer")
 /* end of codegen section */

@@ -93,6 +93,11 @@ typedef struct CgNest {
     const TlFunc *at_func;  /* compute_at(at_func, at_var); NULL: root */
     const TlVar *at_var;
     TlLoc at_loc;           /* the compute_at directive */
+    /* store_at(store_func, store_var) or store_root() (store_dir set):
+     * the buffer lives at that loop of the consumer (lower_bounds.c). */
+    const TlSchedDir *store_dir;
+    const TlFunc *store_func;
+    const TlVar *store_var;     /* NULL: store_root */
     int par_if;             /* the default schedule: parallel loops run
                              * in parallel only for CG_PAR_MIN elements
                              * or more (serially otherwise) */

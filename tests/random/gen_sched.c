@@ -577,10 +577,17 @@ static int stage(Sched *s, int fi, TlBuf *out)
                    cn->l[atloop].name);
         ndir++;
         if (rg_chance(s->r, 30)) {
-            int u = rg_below(s->r, atloop + 1);
+            /* stored at an outer loop (or the root) that no parallel
+             * loop separates from the compute loop: a sliding window */
+            int u = rg_below(s->r, atloop + 2) - 1, par = 0;
             while (u > 0 && cn->l[u].anon)
                 u--;
-            if (!cn->l[u].anon) {
+            for (int i = u + 1; i <= atloop; i++)
+                par |= cn->l[i].kind == LK_PARALLEL;
+            if (!par && u < 0) {
+                buf_puts(&chain, ".store_root()");
+                ndir++;
+            } else if (!par && !cn->l[u].anon) {
                 buf_printf(&chain, ".store_at(%s, %s)", s->f[at]->name,
                            cn->l[u].name);
                 ndir++;
