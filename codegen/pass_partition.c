@@ -31,6 +31,7 @@ enum { MAXT = 32 };
 typedef struct Part {
     const LFunc *f;
     int uniq;
+    int tail;       /* inside a head or tail loop */
 } Part;
 
 static LExpr *as64(TlSession *s, LExpr *e)
@@ -72,6 +73,45 @@ static LStmt *not_unrolled(TlSession *s, LStmt *st)
     return lir_mutate_stmt(&m, st);
 }
 
+/* Whether st runs a vectorized loop itself (not one in a nested loop).
+ * Inside head and tail loops only such loops are partitioned: that
+ * keeps their vector loops free of lane guards (full vectors and a
+ * short tail) while every other level keeps its guard, so that a tail
+ * is one guarded copy of the nest instead of a copy per combination
+ * of main and tail parts (2^k of them for k split levels), which is
+ * most of the C of a tiled kernel and of the C compiler's time.  The
+ * tails run a small part of the iterations. */
+static int runs_vector_loop(const LStmt *st)
+{
+    if (!st)
+        return 0;
+    switch (st->kind) {
+    case LS_FOR:
+        return st->loop == LP_VECTORIZED;
+    case LS_IF:
+        return runs_vector_loop(st->body) || runs_vector_loop(st->orelse);
+    case LS_BLOCK:
+        for (int i = 0; i < st->nitems; i++)
+            if (runs_vector_loop(st->items[i]))
+                return 1;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* The body of a head or tail loop, partitioned as runs_vector_loop
+ * says. */
+static LStmt *tail_body(LMutator *m, Part *p, LStmt *body)
+{
+    LStmt *r;
+
+    p->tail++;
+    r = lir_mutate_stmt(m, not_unrolled(m->s, body));
+    p->tail--;
+    return r;
+}
+
 static LStmt *part_for(LMutator *m, LStmt *st)
 {
     Part *p = m->ctx;
@@ -83,7 +123,8 @@ static LStmt *part_for(LMutator *m, LStmt *st)
     int keep[MAXT], n, nit = 0;
     LType t = st->var->type;
 
-    if (lir_find_guard(st, &g) ||
+    if ((p->tail && !runs_vector_loop(st->body)) ||
+        lir_find_guard(st, &g) ||
         (n = lir_conjuncts(g.ifst->a, terms, MAXT)) < 0)
         return lir_mutate_stmt_children(m, st);
     for (int i = 0; i < n; i++) {
@@ -114,20 +155,20 @@ static LStmt *part_for(LMutator *m, LStmt *st)
     if (lo)
         items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                                st->a, lir_ref(s, vlo),
-                               lir_mutate_stmt(m, not_unrolled(s, st->body)));
+                               tail_body(m, p, st->body));
     items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                            lir_ref(s, vlo), lir_ref(s, vhi),
                            lir_mutate_stmt(m, main_body));
     if (hi)
         items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                                lir_ref(s, vhi), st->b,
-                               lir_mutate_stmt(m, not_unrolled(s, st->body)));
+                               tail_body(m, p, st->body));
     return lir_block(s, items, nit);
 }
 
 LFunc *lir_partition_loops(TlSession *s, LFunc *f)
 {
-    Part p = {f, 0};
+    Part p = {f, 0, 0};
     LMutator m;
     LStmt *body;
 
