@@ -293,6 +293,35 @@ static void broadcast_fn(TlBuf *b, LType t, const char *elem)
     buf_puts(b, "};\n}\n");
 }
 
+/* A masked load of 16 lanes of 4 bytes in one instruction where the
+ * target has AVX-512 (lanes outside the mask are not read, so a load
+ * that straddles a buffer's edge is safe; they are 0).  The builtins
+ * are the ones both GCC's and Clang's immintrin.h wrap: including the
+ * header would cost cc 0.25 s per kernel. */
+static const char mld16[] =
+    "#if defined(__AVX512F__)\n"
+    "#define TL_MLD16 1\n"
+    "TL_HELPER void tl_mld16(void *r, const void *p, tl_mx16 m)\n"
+    "{\n"
+    "    typedef float tl_v16sf __attribute__((vector_size(64)));\n"
+    "    unsigned short k = __builtin_ia32_cmpd512_mask(m, (tl_mx16){0},"
+    " 4,\n"
+    "                                                   (unsigned short)-1);"
+    "\n"
+    "    tl_v16sf v = __builtin_ia32_loadups512_mask((const float *)p,\n"
+    "                                                (tl_v16sf){0}, k);\n"
+    "    __builtin_memcpy(r, &v, 64);\n"
+    "}\n"
+    "#else\n"
+    "#define TL_MLD16 0\n"
+    "TL_HELPER void tl_mld16(void *r, const void *p, tl_mx16 m)\n"
+    "{\n"
+    "    (void)r;\n"
+    "    (void)p;\n"
+    "    (void)m;\n"
+    "}\n"
+    "#endif\n";
+
 void cgc_vec_prelude(TlBuf *b, const LFunc *f)
 {
     Seen s;
@@ -318,6 +347,9 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
         buf_printf(b, "TL_VECI(tl_mx%d, int32_t, %d)\n", w, w);
         broadcast_fn(b, lir_type(DT_BOOL, w), "int32_t");
     }
+    for (int i = 0; i < s.n; i++)
+        if (s.ws[i] == 16)
+            buf_puts(b, mld16);
     if (s.exp_f32) {
         buf_puts(b, vexp_macro);
         for (int i = 0; i < s.n; i++)
@@ -605,8 +637,10 @@ static const LExpr *dense(const LExpr *idx, TlDType elem)
     return NULL;
 }
 
-/* A contiguous load from base under the mask m: one vector load when
- * every lane is set, else lane by lane where it is set (0 elsewhere). */
+/* A contiguous load from base under the mask m: one masked load
+ * (mld16) for 16 lanes of 4 bytes on AVX-512; else one vector load
+ * when every lane is set, else lane by lane where it is set (0
+ * elsewhere). */
 static void masked_load(TlBuf *b, const LExpr *e, const LExpr *base,
                         const char *m)
 {
@@ -618,7 +652,13 @@ static void masked_load(TlBuf *b, const LExpr *e, const LExpr *base,
     cgc_type_name(b, base->type);
     buf_puts(b, " tl_b = ");
     cgc_expr(b, base);
-    buf_printf(b, "; int tl_a = 1; for (int tl_l = 0; tl_l < %d; "
+    buf_puts(b, "; ");
+    if (w == 16 && dt_size(e->type.dt) == 4) {
+        buf_printf(b, "if (TL_MLD16) tl_mld16(&tl_r, &");
+        cgc_name(b, e->var->name);
+        buf_printf(b, "[tl_b], %s); else ", m);
+    }
+    buf_printf(b, "{ int tl_a = 1; for (int tl_l = 0; tl_l < %d; "
                "tl_l++) tl_a &= %s[tl_l] != 0; if (tl_a) tl_r = ", w, m);
     vtype(b, e->type);
     buf_puts(b, "_ld(&");
@@ -626,7 +666,7 @@ static void masked_load(TlBuf *b, const LExpr *e, const LExpr *base,
     buf_printf(b, "[tl_b]); else for (int tl_l = 0; tl_l < %d; tl_l++) "
                "if (%s[tl_l]) tl_r[tl_l] = ", w, m);
     cgc_name(b, e->var->name);
-    buf_puts(b, "[tl_b + tl_l]; tl_r; })");
+    buf_puts(b, "[tl_b + tl_l]; } tl_r; })");
 }
 
 /* A branch of a select under the mask named m (NULL: none). */
