@@ -137,6 +137,27 @@ int64_t acc_cg_wait(const AccMachine *m, int k, int kind, double bm,
 void acc_cg_nop(TlBuf *o, int64_t n);
 void acc_cg_bm_name(char *buf, size_t n, int k);
 
+/* Loads issued in the free slots of compute bundles (cg_overlap.c).
+ * acc_cg_ov_load appends a load (acc_cg_emit_load's arguments); for
+ * each compute bundle, acc_cg_ov_next gives the op to add to it (" ; "
+ * then the op) or NULL (reads_space: the bundle reads the load's
+ * destination storage); acc_cg_ov_flush writes what is left, with its
+ * nops, after the compute, ending once the data is readable. */
+typedef struct AccCgOverlap {
+    const AccMachine *m;
+    TlBuf text;             /* the ops, each ending in a NUL */
+    int64_t *op, *hard, *soft;  /* offset in text (-1: none), steps */
+    int n, cap, next;
+    int64_t since;          /* bundles since the last op */
+    const char *space;
+} AccCgOverlap;
+void acc_cg_ov_init(AccCgOverlap *v, const AccMachine *m);
+void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
+                    const char *space, int64_t dst, int k);
+const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space);
+void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o);
+void acc_cg_ov_free(AccCgOverlap *v);
+
 /* Sets g up for a route that lays out its operands (mapped). */
 void acc_cg_init(AccCg *g, TlSession *s, const AccMachine *m,
                  const AccCgCall *c, AccCgProgram *p, TlLoc loc);

@@ -11,8 +11,9 @@
  * distributes the top level's share (or broadcasts it when the data is
  * the same in every node of a lower level, the scope), BM levels above
  * the scope broadcast, the others distribute, and L1 writes 4 long
- * words per PE per op.  Nothing overlaps yet (TODO(issue 6): issue the
- * next load's DMA and tree transfers under the compute of this one).
+ * words per PE per op.  cg_overlap.c issues such a load in the free
+ * slots of compute bundles (the matmul route's B sets); the reduction
+ * and pipeline routes still load before they compute (TODO(issue 6)).
  */
 #include "codegen/acc/cg_int.h"
 

@@ -26,13 +26,19 @@
  * and B out in the order the loads consume them and reads C back
  * (AccCgIn.map, AccCgProgram.omap).
  *
- * TODO(issue 6): f16 inputs (16 x 16 unit), conv2d as implicit GEMM,
- * overlapping the loads and the reduction with the mfma steps (double
- * buffers in LM and BMs), and a layout for A that uses both lanes of
- * its long words.
+ * When two B sets fit in lm1, they alternate between its halves and
+ * the next (rows, j set) pair's set loads under this one's mfma steps
+ * (cg_overlap.c: its DMA, BM transfers and dist.L1 ride in the free
+ * slots of the same bundles), so only the A loads and the reductions
+ * stay outside the compute.
+ *
+ * TODO(issue 6): f16 inputs (16 x 16 unit), overlapping the A loads
+ * and the reduction with the mfma steps too (double buffers in lm0 and
+ * GRF), and a layout for A that uses both lanes of its long words.
  */
 #include "codegen/acc/cg_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +56,9 @@ typedef struct Mm {
     int64_t Wa, Wb;         /* long words per PE per load */
     int64_t na, nb;         /* loads per A chunk, per B set */
     int64_t a_at, b_at, c_at;   /* DRAM long words */
+    /* B sets double-buffered in lm1: the next one loads under the
+     * tiles of this one. */
+    int db;
 } Mm;
 
 static int load_of(AccCg *g, const LExpr *e, int *op)
@@ -209,6 +218,13 @@ static void build_omap(Mm *x)
     }
 }
 
+/* lm1 word where the B set of pair number `pair` goes: alternate
+ * halves when double-buffered. */
+static int64_t half(const Mm *x, int64_t pair)
+{
+    return x->db && pair % 2 ? 8 * x->KU : 0;
+}
+
 static void load(const Mm *x, int64_t at, int64_t q, int64_t W,
                  int64_t total, const char *space, int k)
 {
@@ -216,15 +232,30 @@ static void load(const Mm *x, int64_t at, int64_t q, int64_t W,
                      2 * q * W, k);
 }
 
-static void emit_tiles(Mm *x)
+/* Ends bundle line: the overlapped load's next op, if any, rides in
+ * it. */
+static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads_lm1)
+{
+    const char *op = ov ? acc_cg_ov_next(ov, reads_lm1) : NULL;
+
+    if (op)
+        buf_printf(o, " ; %s", op);
+    buf_putc(o, '\n');
+}
+
+/* The mfma steps of one j set whose B tiles are in lm1 from word lb;
+ * ov: the next set's load, issued in their free slots. */
+static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov)
 {
     TlBuf *o = &x->g.p->text;
     int64_t steps = x->Mc / 4;
 
-    buf_puts(o, "mwrite.f32 lm1[0+] -> x[0]\n");
+    buf_printf(o, "mwrite.f32 lm1[%lld+] -> x[0]", (long long)lb);
+    end_bundle(o, ov, 1);
     for (int64_t u = 0; u < x->KU; u++) {
         const char *R = u % 2 ? "y" : "x", *Rn = u % 2 ? "x" : "y";
         int64_t a = u * x->Mc * 2;
+        int mw = 0;
         for (int64_t s = 0; s < steps; s++) {
             if (u == 0)
                 buf_printf(o, "mmul.f32 %s, lm0[%lld+] -> r[%lld+]", R,
@@ -233,12 +264,15 @@ static void emit_tiles(Mm *x)
                 buf_printf(o, "mfma.f32 %s, lm0[%lld+], r[%lld+] -> "
                            "r[%lld+]", R, (long long)(a + 8 * s),
                            (long long)(8 * s), (long long)(8 * s));
-            if (s == 0 && u + 1 < x->KU)
+            mw = s == 0 && u + 1 < x->KU;
+            if (mw)
                 buf_printf(o, " ; mwrite.f32 lm1[%lld+] -> %s[0]",
-                           (long long)(8 * (u + 1)), Rn);
-            buf_putc(o, '\n');
+                           (long long)(lb + 8 * (u + 1)), Rn);
+            end_bundle(o, ov, mw);
         }
     }
+    if (ov)
+        acc_cg_ov_flush(ov, o);
 }
 
 /* Combines the groups' partial sums of rows chunk mc, j set v, and
@@ -307,10 +341,30 @@ static void emit(Mm *x)
             load(x, x->a_at + (mc * x->na + q) * sa * x->Wa, q, x->Wa, wa,
                  "lm0", x->h);
         for (int64_t v = 0; v < x->JV; v++) {
-            for (int64_t q = 0; q < x->nb; q++)
-                load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q, x->Wb, wb,
-                     "lm1", nbm + 1);
-            emit_tiles(x);
+            int64_t pair = mc * x->JV + v, nv = (v + 1) % x->JV;
+            AccCgOverlap ov;
+            if (!x->db || pair == 0)
+                for (int64_t q = 0; q < x->nb; q++)
+                    load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q,
+                         x->Wb, wb, "lm1", nbm + 1);
+            if (!x->db) {
+                emit_tiles(x, 0, NULL);
+                emit_reduce(x, mc, v);
+                continue;
+            }
+            /* The next pair's B set (the next j set, or the first
+             * one again for the next rows) goes into the other half
+             * of lm1 while this one's tiles run. */
+            acc_cg_ov_init(&ov, m);
+            if (pair + 1 < x->NMC * x->JV)
+                for (int64_t q = 0; q < x->nb; q++)
+                    acc_cg_ov_load(&ov, x->b_at + (nv * x->nb + q) * P *
+                                            x->Wb,
+                                   piece(q, x->Wb, wb), "lm1",
+                                   half(x, pair + 1) + 2 * q * x->Wb,
+                                   nbm + 1);
+            emit_tiles(x, half(x, pair), &ov);
+            acc_cg_ov_free(&ov);
             emit_reduce(x, mc, v);
         }
     }
@@ -354,6 +408,7 @@ static int shape_at(Mm *x, int h)
     x->NMC = (x->M + x->Mc - 1) / x->Mc;
     x->na = (x->Mc * x->KU + x->Wa - 1) / x->Wa;
     x->nb = (x->KU * 4 + x->Wb - 1) / x->Wb;
+    x->db = 2 * x->KU * 4 <= m->lm_words;
     return 0;
 }
 
@@ -365,7 +420,9 @@ static double load_steps(const AccMachine *m, int64_t pes, int64_t W)
                m->step_cycles + 4.0 * acc_bm_levels(m) + W / 4.0;
 }
 
-/* The program's steps as emit() writes it, roughly: nothing overlaps. */
+/* The program's steps as emit() writes it, roughly: the loads of A
+ * and the reductions do not overlap; a double-buffered B set loads
+ * under the previous set's tiles. */
 static double estimate(const Mm *x)
 {
     const AccMachine *m = x->g.m;
@@ -374,8 +431,12 @@ static double estimate(const Mm *x)
     double red = x->Mc / 4.0 + 4.0 * acc_bm_levels(m) +
                  (double)m->dma_latency / m->step_cycles;
 
-    return (double)x->NMC *
-           (a + (double)x->JV * (b + (double)x->KU * (x->Mc / 4.0) + red));
+    double tiles = (double)x->KU * (x->Mc / 4.0);
+
+    if (x->db)
+        return b + (double)x->NMC *
+                       (a + (double)x->JV * (fmax(b, tiles) + red));
+    return (double)x->NMC * (a + (double)x->JV * (b + tiles + red));
 }
 
 /* The level that splits k (the cheapest by estimate) and the rest. */

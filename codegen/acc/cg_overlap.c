@@ -1,0 +1,128 @@
+/*
+ * cg_overlap.c - transfers issued in the bundles of compute: the ops of
+ * a load (acc_cg_emit_load) ride, one per bundle, in the free slots
+ * (DMA, the BM levels' links, CTL) of a run of compute bundles that use
+ * only the MAU and MW slots, so the next block's data moves while the
+ * matrix unit works on this one.
+ *
+ * The load is written as usual, then taken apart: each op keeps the
+ * steps its `nop/N` lines asked for before it (hard: a latency the
+ * simulator would report as a hazard) and a `wait` gets the steps its
+ * DMA should take to land on top (soft: waiting earlier only stalls).
+ * Compute bundles count as steps; a bundle that reads the load's
+ * destination LM takes no op writing it (one port per LM bank).  What
+ * is left when the compute ends is written after it with its nops.
+ */
+#include "codegen/acc/cg_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void acc_cg_ov_init(AccCgOverlap *v, const AccMachine *m)
+{
+    memset(v, 0, sizeof *v);
+    buf_init(&v->text);
+    v->m = m;
+}
+
+void acc_cg_ov_free(AccCgOverlap *v)
+{
+    buf_free(&v->text);
+    free(v->op);
+    free(v->hard);
+    free(v->soft);
+    memset(v, 0, sizeof *v);
+}
+
+static void push(AccCgOverlap *v, int64_t at, int64_t hard, int64_t soft)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 32;
+        v->op = tl_xrealloc(v->op, (size_t)v->cap * sizeof *v->op);
+        v->hard = tl_xrealloc(v->hard, (size_t)v->cap * sizeof *v->hard);
+        v->soft = tl_xrealloc(v->soft, (size_t)v->cap * sizeof *v->soft);
+    }
+    v->op[v->n] = at;
+    v->hard[v->n] = hard;
+    v->soft[v->n] = soft;
+    v->n++;
+}
+
+void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
+                    const char *space, int64_t dst, int k)
+{
+    const AccMachine *m = v->m;
+    TlBuf t;
+    int64_t pending = 0, dma = 0;
+    size_t i = 0;
+
+    buf_init(&t);
+    acc_cg_emit_load(&t, m, at, W, space, dst, k);
+    /* The first op waits out the DMA issue interval of one issued just
+     * before the compute (a store of the previous block). */
+    if (v->n == 0)
+        pending = m->dma_issue_steps;
+    while (i < t.len) {
+        const char *line = t.s + i;
+        size_t len = strcspn(line, "\n");
+        if (!strncmp(line, "nop/", 4)) {
+            pending += atoll(line + 4);
+        } else {
+            int64_t soft = 0;
+            if (!strncmp(line, "wait", 4))
+                soft = dma;
+            if (!strncmp(line, "dma.", 4)) {
+                int64_t words = acc_cg_scope_pes(m, k) * W;
+                dma = (int64_t)ceil((m->dma_latency +
+                                     (double)words / m->dram_bw) /
+                                    m->step_cycles);
+            }
+            push(v, (int64_t)v->text.len, pending, soft);
+            buf_putn(&v->text, line, len);
+            buf_putc(&v->text, '\0');
+            pending = 0;
+        }
+        i += len + 1;
+    }
+    /* The data is readable after the last nop: a last entry with no op
+     * keeps it. */
+    push(v, -1, pending, 0);
+    buf_free(&t);
+    v->space = space;
+}
+
+const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space)
+{
+    const char *op;
+
+    v->since++;
+    while (v->next < v->n) {
+        if (v->since < v->hard[v->next] + 1 + v->soft[v->next])
+            return NULL;
+        if (v->op[v->next] >= 0)
+            break;
+        v->next++;          /* a readiness mark: passed */
+        v->since = 0;
+    }
+    if (v->next >= v->n)
+        return NULL;
+    op = v->text.s + v->op[v->next];
+    if (reads_space && v->space && strstr(op, v->space))
+        return NULL;
+    v->next++;
+    v->since = 0;
+    return op;
+}
+
+void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o)
+{
+    for (; v->next < v->n; v->next++) {
+        acc_cg_nop(o, v->hard[v->next] - v->since);
+        v->since = 0;
+        if (v->op[v->next] >= 0) {
+            buf_puts(o, v->text.s + v->op[v->next]);
+            buf_putc(o, '\n');
+        }
+    }
+}
