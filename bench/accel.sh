@@ -1,6 +1,7 @@
 #!/bin/sh
 # accel.sh - figures of the accel target on the simulator (not a test,
-# not part of `make bench`): f32 matmul 1024 and 2048, conv2d
+# not part of `make bench`): f32 matmul 1024 and 2048, f16 matmul 1024
+# and 2048 (f16 inputs, f32 sums, on the 16 x 16 unit), conv2d
 # 1x64x56x56 with 64 3x3 filters (valid: 54x54 out, no bias, as
 # implicit GEMM), softmax and layernorm over 512 rows of 512 (vector
 # bound: read the `vector` line, utilization against the vector peak).
@@ -25,6 +26,9 @@ cat >"$OUT/accel.tdsl" <<'TDSL'
 kernel matmul(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
     C[i, j] = sum(k) A[i, k] * B[k, j]
 }
+kernel mm16(A: f16[M, K], B: f16[K, N]) -> (C: f32[M, N]) {
+    C[i, j] = sum(k) f32(A[i, k]) * f32(B[k, j])
+}
 kernel softmax(X: f32[N, D]) -> (Y: f32[N, D]) {
     m[n] = max(d) X[n, d]
     e[n, d] = exp(X[n, d] - m[n])
@@ -46,6 +50,12 @@ time matmul(A1, B1) on accel
 let A2 = rand(f32, [2048, 2048], seed = 3)
 let B2 = rand(f32, [2048, 2048], seed = 4)
 time matmul(A2, B2) on accel
+let H1 = rand(f16, [1024, 1024], seed = 1)
+let G1 = rand(f16, [1024, 1024], seed = 2)
+time mm16(H1, G1) on accel
+let H2 = rand(f16, [2048, 2048], seed = 3)
+let G2 = rand(f16, [2048, 2048], seed = 4)
+time mm16(H2, G2) on accel
 let X = rand(f32, [1, 64, 56, 56], seed = 5)
 let Wt = rand(f32, [64, 64, 3, 3], seed = 6)
 time conv(X, Wt) on accel

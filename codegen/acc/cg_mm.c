@@ -1,7 +1,7 @@
 /*
  * cg_mm.c - matmul on the matrix unit: C[i, j] = sum(k) A[i, k] *
- * B[k, j], f32, with the weights stationary and the accumulation kept
- * local and reduced once.
+ * B[k, j], f32 (or f16/bf16 inputs, f32 sums), with the weights
+ * stationary and the accumulation kept local and reduced once.
  *
  * The f32 unit computes, per sub-cycle, y = X b with X 8 x 4 (rows x
  * columns, machine keys mau_f32): X holds a tile of B transposed (8
@@ -32,7 +32,12 @@
  * slots of the same bundles), so only the A loads and the reductions
  * stay outside the compute.
  *
- * TODO(issue 6): f16 inputs (16 x 16 unit), overlapping the A loads
+ * f16 and bf16 inputs converted to f32 in the product run on the 16 x
+ * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
+ * tile written by two .dd mwrites, and each PE sums 4 columns j in
+ * f32 (a double long word per row, reduced as such).
+ *
+ * TODO(issue 6): overlapping the A loads
  * and the reduction with the mfma steps too (double buffers in lm0 and
  * GRF), and a layout for A that uses both lanes of its long words.
  */
@@ -56,17 +61,34 @@ typedef struct Mm {
     int64_t Wa, Wb;         /* long words per PE per load */
     int64_t na, nb;         /* loads per A chunk, per B set */
     int64_t a_at, b_at, c_at;   /* DRAM long words */
+    /* The inputs' type: f32, or f16/bf16 on the 16 x 16 unit with f32
+     * sums.  ew: elements per long word of the images; cn: k values
+     * per PE per sub-cycle, cm: sums per PE; tw: long words per PE of
+     * one B tile; rw: long words of sums per PE per row. */
+    TlDType dt;
+    int ew, cn, cm, tw, rw;
     /* B sets double-buffered in lm1: the next one loads under the
      * tiles of this one. */
     int db;
 } Mm;
 
-static int load_of(AccCg *g, const LExpr *e, int *op)
+/* A read of an input, f32, or f16/bf16 converted to f32 (*dt: the
+ * input's type). */
+static int load_of(AccCg *g, const LExpr *e, int *op, TlDType *dt)
 {
     AccCgLin l;
-    int p = acc_cg_param_of(g, e->var);
+    int p;
 
-    if (e->kind != LE_LOAD || e->type.dt != DT_F32 || p < 0 ||
+    /* The unit sums f16 and bf16 products in f32: only a product of
+     * inputs converted to f32 means that. */
+    if (e->kind == LE_CAST && e->type.dt == DT_F32 && e->a->kind == LE_LOAD &&
+        (e->a->type.dt == DT_F16 || e->a->type.dt == DT_BF16))
+        e = e->a;
+    else if (e->type.dt != DT_F32)
+        return 1;
+    *dt = e->type.dt;
+    p = e->kind == LE_LOAD ? acc_cg_param_of(g, e->var) : -1;
+    if (e->kind != LE_LOAD || p < 0 ||
         g->c->ck->params[p].kind != CGP_BUF || e->nargs != 1 ||
         acc_cg_lin(g, e->args[0], &l))
         return 1;
@@ -114,11 +136,14 @@ static void a_elems(const Mm *x, int64_t mc, int64_t w, int64_t pe,
     const AccCgIn *in = &x->g.p->ins[x->a];
     int64_t km = pe / x->G, p = pe % x->G;
     int64_t u = w / x->Mc, i = mc * x->Mc + w % x->Mc;
-    int64_t kt = km + x->kspan * u, k = kt * x->Nc + p;
+    int64_t kt = km + x->kspan * u;
 
-    e[0] = e[1] = -1;
-    if (i < x->M && kt < x->KT && k < x->K)
-        e[0] = elem(x, in, i, 0, k);
+    for (int l = 0; l < x->ew; l++) {
+        int64_t k = kt * x->Nc + p * x->cn + l;
+        e[l] = -1;
+        if (l < x->cn && i < x->M && kt < x->KT && k < x->K)
+            e[l] = elem(x, in, i, 0, k);
+    }
 }
 
 static void b_elems(const Mm *x, int64_t v, int64_t w, int64_t pe,
@@ -127,12 +152,18 @@ static void b_elems(const Mm *x, int64_t v, int64_t w, int64_t pe,
     const AccCgIn *in = &x->g.p->ins[x->b];
     int64_t gm = pe / x->G, p = pe % x->G;
     int64_t g = gm / x->kspan, km = gm % x->kspan;
-    int64_t u = w / 4, c = w % 4;
+    int64_t u = w / x->tw, t = w % x->tw;
     int64_t kt = km + x->kspan * u, jt = g + x->NH * v;
-    int64_t k = kt * x->Nc + p;
 
-    for (int l = 0; l < 2; l++) {
-        int64_t j = jt * x->Mr + 2 * c + l;
+    for (int l = 0; l < x->ew; l++) {
+        /* f32: sub-cycle t of the tile's mwrite, rows 2t and 2t + 1
+         * (lanes), column p.  f16: long word t of the two .dd mwrites
+         * (rows 0 and 8), each sub-cycle two rows of 4 lanes, one a
+         * long word; column 4p + lane. */
+        int64_t row = x->ew == 2 ? 2 * t + l : t / 8 * 8 + t % 8 / 2 * 2 +
+                                                   t % 2;
+        int64_t k = kt * x->Nc + p * x->cn + (x->ew == 2 ? 0 : l);
+        int64_t j = jt * x->Mr + row;
         e[l] = -1;
         if (kt < x->KT && k < x->K && jt < x->JT && j < x->N)
             e[l] = elem(x, in, 0, j, k);
@@ -151,11 +182,11 @@ static void build_maps(Mm *x)
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
     int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
-    int64_t wa = x->Mc * x->KU, wb = x->KU * 4;
+    int64_t wa = x->Mc * x->KU, wb = x->KU * x->tw;
     AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
 
-    A->nmap = 2 * x->NMC * x->na * sa * x->Wa;
-    B->nmap = 2 * x->JV * x->nb * P * x->Wb;
+    A->nmap = x->ew * x->NMC * x->na * sa * x->Wa;
+    B->nmap = x->ew * x->JV * x->nb * P * x->Wb;
     A->map = tl_xmalloc((size_t)A->nmap * sizeof *A->map);
     B->map = tl_xmalloc((size_t)B->nmap * sizeof *B->map);
     for (int64_t e = 0; e < A->nmap; e++)
@@ -166,36 +197,34 @@ static void build_maps(Mm *x)
         for (int64_t q = 0; q < x->na; q++)
             for (int64_t pe = 0; pe < sa; pe++)
                 for (int64_t w = 0; w < x->Wa; w++) {
-                    int64_t e[2], at;
+                    int64_t e[4], at;
                     if (q * x->Wa + w >= wa)
                         continue;
                     a_elems(x, mc, q * x->Wa + w, pe, e);
                     at = ((mc * x->na + q) * sa * x->Wa +
                           acc_cg_img_pos(m, pe, w,
-                                         piece(q, x->Wa, wa))) * 2;
-                    A->map[at] = e[0];
-                    A->map[at + 1] = e[1];
+                                         piece(q, x->Wa, wa))) * x->ew;
+                    memcpy(A->map + at, e, (size_t)x->ew * sizeof *e);
                 }
     for (int64_t v = 0; v < x->JV; v++)
         for (int64_t q = 0; q < x->nb; q++)
             for (int64_t pe = 0; pe < P; pe++)
                 for (int64_t w = 0; w < x->Wb; w++) {
-                    int64_t e[2], at;
+                    int64_t e[4], at;
                     if (q * x->Wb + w >= wb)
                         continue;
                     b_elems(x, v, q * x->Wb + w, pe, e);
                     at = ((v * x->nb + q) * P * x->Wb +
                           acc_cg_img_pos(m, pe, w,
-                                         piece(q, x->Wb, wb))) * 2;
-                    B->map[at] = e[0];
-                    B->map[at + 1] = e[1];
+                                         piece(q, x->Wb, wb))) * x->ew;
+                    memcpy(B->map + at, e, (size_t)x->ew * sizeof *e);
                 }
 }
 
 static void build_omap(Mm *x)
 {
     AccCgProgram *p = x->g.p;
-    int64_t G = x->G, tile = x->Mc * G;
+    int64_t G = x->G, tile = x->Mc * G * x->rw;
 
     p->oimage = 2 * x->NMC * x->JV * x->NH * tile;
     p->omap = tl_xmalloc((size_t)(x->M * x->N) * sizeof *p->omap + 1);
@@ -211,9 +240,9 @@ static void build_omap(Mm *x)
             j = j * p->ext[x->jl[l]] + v[x->jl[l]];
         int64_t mc = i / x->Mc, ii = i % x->Mc, s = ii / 4, c = ii % 4;
         int64_t jt = j / x->Mr, jj = j % x->Mr, g = jt % x->NH;
-        int64_t jv = jt / x->NH, pe = jj / 2, l = jj % 2;
+        int64_t jv = jt / x->NH, pe = jj / x->cm, l = jj % x->cm;
         int64_t lw = ((mc * x->JV + jv) * x->NH + g) * tile +
-                     s * 4 * G + c * G + pe;
+                     (s * 4 * G + c * G + pe) * x->rw;
         p->omap[e] = 2 * lw + l;
     }
 }
@@ -222,7 +251,7 @@ static void build_omap(Mm *x)
  * halves when double-buffered. */
 static int64_t half(const Mm *x, int64_t pair)
 {
-    return x->db && pair % 2 ? 8 * x->KU : 0;
+    return x->db && pair % 2 ? 2 * x->KU * x->tw : 0;
 }
 
 static void load(const Mm *x, int64_t at, int64_t q, int64_t W,
@@ -243,32 +272,51 @@ static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads_lm1)
     buf_putc(o, '\n');
 }
 
+/* Part h of B tile u's mwrite (f32: one; f16: two .dd, rows 0 and 8)
+ * into register R. */
+static void mwrite(const Mm *x, TlBuf *o, int64_t lb, int64_t u, int h,
+                   const char *R)
+{
+    buf_printf(o, "mwrite.%s lm1[%lld+]%s -> %s[%d]", dt_name(x->dt),
+               (long long)(lb + 2 * x->tw * u + 16 * h),
+               x->rw == 2 ? ".dd" : "", R, 8 * h);
+}
+
 /* The mfma steps of one j set whose B tiles are in lm1 from word lb;
  * ov: the next set's load, issued in their free slots. */
 static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov)
 {
     TlBuf *o = &x->g.p->text;
-    int64_t steps = x->Mc / 4;
+    int64_t steps = x->Mc / 4, rs = 8 * x->rw;
+    int nmw = x->ew == 2 ? 1 : 2;
+    const char *T = dt_name(x->dt), *dd = x->rw == 2 ? ".dd" : "";
 
-    buf_printf(o, "mwrite.f32 lm1[%lld+] -> x[0]", (long long)lb);
-    end_bundle(o, ov, 1);
+    for (int h = 0; h < nmw; h++) {
+        mwrite(x, o, lb, 0, h, "x");
+        end_bundle(o, ov, 1);
+    }
     for (int64_t u = 0; u < x->KU; u++) {
         const char *R = u % 2 ? "y" : "x", *Rn = u % 2 ? "x" : "y";
         int64_t a = u * x->Mc * 2;
         int mw = 0;
         for (int64_t s = 0; s < steps; s++) {
             if (u == 0)
-                buf_printf(o, "mmul.f32 %s, lm0[%lld+] -> r[%lld+]", R,
-                           (long long)(a + 8 * s), (long long)(8 * s));
+                buf_printf(o, "mmul.%s %s, lm0[%lld+] -> r[%lld+]%s", T, R,
+                           (long long)(a + 8 * s), (long long)(rs * s), dd);
             else
-                buf_printf(o, "mfma.f32 %s, lm0[%lld+], r[%lld+] -> "
-                           "r[%lld+]", R, (long long)(a + 8 * s),
-                           (long long)(8 * s), (long long)(8 * s));
-            mw = s == 0 && u + 1 < x->KU;
-            if (mw)
-                buf_printf(o, " ; mwrite.f32 lm1[%lld+] -> %s[0]",
-                           (long long)(lb + 8 * (u + 1)), Rn);
+                buf_printf(o, "mfma.%s %s, lm0[%lld+], r[%lld+]%s -> "
+                           "r[%lld+]%s", T, R, (long long)(a + 8 * s),
+                           (long long)(rs * s), dd, (long long)(rs * s), dd);
+            mw = s < nmw && u + 1 < x->KU;
+            if (mw) {
+                buf_puts(o, " ; ");
+                mwrite(x, o, lb, u + 1, (int)s, Rn);
+            }
             end_bundle(o, ov, mw);
+        }
+        for (int64_t h = steps; h < nmw && u + 1 < x->KU; h++) {
+            mwrite(x, o, lb, u + 1, (int)h, Rn);
+            end_bundle(o, ov, 1);
         }
     }
     if (ov)
@@ -282,13 +330,16 @@ static void emit_reduce(Mm *x, int64_t mc, int64_t v)
     const AccMachine *m = x->g.m;
     TlBuf *o = &x->g.p->text;
     int nbm = acc_bm_levels(m);
-    int64_t G = x->G, tile = x->Mc * G, steps = x->Mc / 4, len = tile;
+    int64_t G = x->G, rw = x->rw, tile = x->Mc * G * rw;
+    int64_t steps = x->Mc / 4, len = tile;
     char b[16], c[16];
 
     for (int64_t s = 0; s < steps; s++)
-        buf_printf(o, "redadd.L1.f32 r[%lld+] -> lb[%lld]\n",
-                   (long long)(8 * s), (long long)(s * 4 * G));
-    acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_RED, (double)(4 * G), 4));
+        buf_printf(o, "redadd.L1.f32 r[%lld+]%s -> lb[%lld]\n",
+                   (long long)(8 * rw * s), rw == 2 ? ".dd" : "",
+                   (long long)(s * 4 * G * rw));
+    acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_RED, (double)(4 * G * rw),
+                              (double)(4 * rw)));
     for (int j = 2; j <= nbm; j++) {
         acc_cg_bm_name(b, sizeof b, j - 1);
         acc_cg_bm_name(c, sizeof c, j);
@@ -320,17 +371,19 @@ static void emit(Mm *x)
     TlBuf *o = &p->text;
     int nbm = acc_bm_levels(m);
     int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
-    int64_t wa = x->Mc * x->KU, wb = x->KU * 4;
+    int64_t wa = x->Mc * x->KU, wb = x->KU * x->tw;
 
-    buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the f32 "
+    buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the %s "
                "matrix unit: k split over %lld groups (level %d), j over "
                "%lld; %lld k tiles and %lld j tiles per group, rows in "
                "chunks of %lld\n", x->g.c->k->name, (long long)x->M,
-               (long long)x->K, (long long)x->N, (long long)x->kspan, x->h,
+               (long long)x->K, (long long)x->N, dt_name(x->dt),
+               (long long)x->kspan, x->h,
                (long long)x->NH, (long long)x->KU, (long long)x->JV,
                (long long)x->Mc);
     for (int i = 0; i < 2; i++)
-        buf_printf(o, ".input %s f32[%lld] d[%lld]\n", p->ins[i].name,
+        buf_printf(o, ".input %s %s[%lld] d[%lld]\n", p->ins[i].name,
+                   dt_name(x->dt),
                    (long long)p->ins[i].nmap,
                    (long long)(i == x->a ? x->a_at : x->b_at));
     buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
@@ -387,10 +440,10 @@ static int shape_at(Mm *x, int h)
     /* Rows per chunk: A's KU tiles in lm0, the sums in GRF, the
      * partial tiles in every BM on the way up. */
     cap = m->lm_words / x->KU;
-    if (cap > m->grf_words)
-        cap = m->grf_words;
+    if (cap > m->grf_words / x->rw)
+        cap = m->grf_words / x->rw;
     for (int j = 1; j <= nbm; j++) {
-        int64_t per = x->G * (j > h ? acc_cg_scope_pes(m, j) /
+        int64_t per = x->G * x->rw * (j > h ? acc_cg_scope_pes(m, j) /
                                           acc_cg_scope_pes(m, h)
                                     : 1);
         int64_t c = m->level[acc_bm_level(m, j)].bm_words / per;
@@ -400,15 +453,15 @@ static int shape_at(Mm *x, int h)
     cap = cap / 4 * 4;
     x->Wa = acc_cg_max_load(m, h);
     x->Wb = acc_cg_max_load(m, nbm + 1);
-    if (cap < 4 || x->KU * 4 > m->lm_words || x->Wa < 4 || x->Wb < 4)
+    if (cap < 4 || x->KU * x->tw > m->lm_words || x->Wa < 4 || x->Wb < 4)
         return -1;
     x->Mc = (x->M + 3) / 4 * 4;
     if (x->Mc > cap)
         x->Mc = cap;
     x->NMC = (x->M + x->Mc - 1) / x->Mc;
     x->na = (x->Mc * x->KU + x->Wa - 1) / x->Wa;
-    x->nb = (x->KU * 4 + x->Wb - 1) / x->Wb;
-    x->db = 2 * x->KU * 4 <= m->lm_words;
+    x->nb = (x->KU * x->tw + x->Wb - 1) / x->Wb;
+    x->db = 2 * x->KU * x->tw <= m->lm_words;
     return 0;
 }
 
@@ -461,7 +514,8 @@ static int plan(Mm *x)
     x->a_at = 0;
     x->b_at = x->NMC * x->na * acc_cg_scope_pes(m, x->h) * x->Wa;
     x->c_at = x->b_at + x->JV * x->nb * acc_machine_pes(m) * x->Wb;
-    if (x->c_at + x->NMC * x->JV * x->NH * x->Mc * x->G > m->dram_words)
+    if (x->c_at + x->NMC * x->JV * x->NH * x->Mc * x->G * x->rw >
+        m->dram_words)
         return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");
     return 0;
 }
@@ -475,6 +529,7 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     Mm x;
     AccCg *g = &x.g;
     int rc, nout, o1, o2;
+    TlDType d1, d2;
 
     memset(&x, 0, sizeof x);
     acc_cg_init(g, s, m, c, p, loc);
@@ -482,7 +537,8 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
         return rc;
     /* A matmul has output loops and a reduction: a whole reduction
      * to a scalar, or no reduction, is another route's. */
-    if (nout == 0 || g->nloops == nout)
+    if (nout == 0 || g->nloops == nout ||
+        c->k->outputs[0]->dtype != DT_F32)
         return 1;
     x.nout = nout;
     e = upd->a;
@@ -490,8 +546,10 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
         return 1;
     f = e->a->kind == LE_LOAD && e->a->var == accv ? e->b : e->a;
     if (f->kind != LE_BINARY || f->op != LO_MUL ||
-        load_of(g, f->a, &o1) || load_of(g, f->b, &o2))
+        load_of(g, f->a, &o1, &d1) || load_of(g, f->b, &o2, &d2) ||
+        d1 != d2)
         return 1;
+    x.dt = d1;
     /* A reads (i, k), B reads (j, k): no output loop indexes both (a
      * batch loop leaves it to the reduction route).  B is the operand
      * that does not read the output's last loop, when one does not. */
@@ -516,11 +574,23 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     for (int l = nout; l < g->nloops; l++)
         x.K *= p->ext[l];
     x.G = m->level[m->nlevels - 1].fanout;
-    x.Mr = m->mau_m_f32;
-    x.Nc = m->mau_n_f32;
-    if (x.Nc != x.G || x.Mr != 2 * x.G)
-        return acc_cg_fail(g, "matmul on a matrix unit whose f32 shape is "
-                              "not (2 x PEs per group) x (PEs per group)");
+    if (x.dt == DT_F32) {
+        x.Mr = m->mau_m_f32;
+        x.Nc = m->mau_n_f32;
+        x.ew = 2, x.cn = 1, x.cm = 2, x.tw = 4, x.rw = 1;
+        if (x.Nc != x.G || x.Mr != 2 * x.G)
+            return acc_cg_fail(g, "matmul on a matrix unit whose f32 shape "
+                                  "is not (2 x PEs per group) x (PEs per "
+                                  "group)");
+    } else {
+        x.Mr = m->mau_m_f16;
+        x.Nc = m->mau_n_f16;
+        x.ew = 4, x.cn = 4, x.cm = 4, x.tw = 16, x.rw = 2;
+        if (x.Nc != 4 * x.G || x.Mr != 4 * x.G)
+            return acc_cg_fail(g, "matmul on a matrix unit whose f16 shape "
+                                  "is not (4 x PEs per group) x (4 x PEs "
+                                  "per group)");
+    }
     if (x.M == 0 || x.N == 0 || x.K == 0)
         return 1;
     x.NM = acc_machine_pes(m) / x.G;

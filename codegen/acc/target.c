@@ -129,12 +129,21 @@ static TlTensor *expand(const AccCgProgram *p, const AccCgIn *ci,
 /* The DRAM image a route laid out (AccCgIn.map). */
 static TlTensor *image(const AccCgIn *ci, TlTensor *const *packed)
 {
-    TlTensor *t = tl_tensor_new(DT_F32, 1, &ci->nmap, NULL, 0);
-    const float *src = ci->input >= 0 ? packed[ci->input]->data : NULL;
-    float *dst = t->data;
+    /* f32, or the f16/bf16 inputs of the matrix unit, bits as they
+     * are. */
+    TlDType dt = ci->input >= 0 ? packed[ci->input]->dtype : DT_F32;
+    TlTensor *t = tl_tensor_new(dt, 1, &ci->nmap, NULL, 0);
+    const char *src = ci->input >= 0 ? packed[ci->input]->data : NULL;
+    char *dst = t->data;
+    size_t es = dt_size(dt);
 
-    for (int64_t e = 0; e < ci->nmap; e++)
-        dst[e] = ci->map[e] < 0 ? ci->pad : src ? src[ci->map[e]] : 0.0f;
+    for (int64_t e = 0; e < ci->nmap; e++) {
+        if (ci->map[e] < 0 || !src)
+            tl_dt_store_f64(dt, dst + es * (size_t)e,
+                            ci->map[e] < 0 ? ci->pad : 0.0);
+        else
+            memcpy(dst + es * (size_t)e, src + es * (size_t)ci->map[e], es);
+    }
     return t;
 }
 
