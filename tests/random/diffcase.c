@@ -126,10 +126,10 @@ static TlKernelInfo *find_kernel(TlProgram *p, const char *name)
 /* Values of several kinds: small integers (ties, exact zeros, so
  * divisions by zero), fractions of both signs, now and then a large
  * one (wraparound, overflow to infinity). */
-static void fill(TlTensor *t, RgRng *r)
+static void fill(TlTensor *t, RgRng *r, int small_ints)
 {
     int64_t n = tl_tensor_numel(t);
-    int style = rg_below(r, 3);
+    int style = small_ints ? 0 : rg_below(r, 3);
 
     for (int64_t i = 0; i < n; i++) {
         int64_t idx[TL_MAX_RANK], q = i;
@@ -139,11 +139,13 @@ static void fill(TlTensor *t, RgRng *r)
         }
         if (dt_is_float(t->dtype)) {
             double v;
-            if (style == 0)
+            if (small_ints)     /* no zeros: see RgProgram */
+                v = rg_below(r, 4) + 1 - 5 * rg_below(r, 2);
+            else if (style == 0)
                 v = rg_below(r, 9) - 4;
             else
                 v = (rg_below(r, 4097) - 2048) / 512.0;
-            if (rg_chance(r, 1))
+            if (!small_ints && rg_chance(r, 1))
                 v *= 1e6;
             tl_tensor_set_f64(t, idx, v);
         } else {
@@ -333,7 +335,7 @@ int dc_run_generated(const DcOpts *o, uint64_t seed, RgRng *rng,
             report(seed, "cannot make an input", src.s, err);
             goto out;
         }
-        fill(in[i], rng);
+        fill(in[i], rng, p->small_ints);
     }
     memset(sc, 0, sizeof sc);
     for (int i = 0; i < k->nscalars && i < 8; i++) {

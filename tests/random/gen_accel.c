@@ -15,9 +15,16 @@
  * row, an elementwise stage reading it, the output reading both), in
  * the same exact arithmetic.
  *
- * TODO(issue 6): sum reductions and matmul (the tree reassociates
- * sums, which the exact comparison cannot take), exp and division in
- * stages, and random accel schedules.
+ * Or a sum over one or two axes of a read, a constant, or a sum or
+ * product of two of them; or a matmul (out[i, j] = sum(r) of a product
+ * of two inputs, each read either way round, in either order: the
+ * matrix unit's route).  The tree and the unit reassociate sums, so
+ * these programs ask for inputs of small integers (RgProgram
+ * small_ints): every partial sum is then exact in f32 and any order
+ * agrees bit for bit.
+ *
+ * TODO(issue 6): exp and division in stages, f16 matmul, and random
+ * accel schedules.
  */
 #include "gen.h"
 
@@ -97,6 +104,58 @@ static void expr(AGen *g, int depth)
     }
 }
 
+/* A read or a constant, alone or two of them added or multiplied:
+ * with inputs of small integers a term of a sum stays a multiple of
+ * 2^-6 under 2^6, so sums of up to 2^12 terms are exact in f32. */
+static void sum_body(AGen *g)
+{
+    int n = 1 + rg_below(g->r, 2);
+
+    for (int t = 0; t < n; t++) {
+        if (t)
+            buf_puts(g->out, rg_chance(g->r, 50) ? " * " : " + ");
+        if (rg_chance(g->r, 80))
+            read_input(g, rg_below(g->r, g->nin));
+        else
+            constant(g);
+    }
+}
+
+/* out[i, j] = sum(r) A * B for the matrix unit, extents up to 2^15
+ * multiply-adds (rows, columns and depth from `pick`). */
+static void matmul(RgRng *rng, RgProgram *p, const int64_t *pick, int n)
+{
+    TlBuf *o = &p->text;
+    int64_t e[3];           /* N (i), M (j), R (r) */
+    int ta = rg_chance(rng, 50), tb = rg_chance(rng, 50);
+    int swap = rg_chance(rng, 50);
+
+    do {
+        for (int d = 0; d < 3; d++)
+            e[d] = pick[rg_below(rng, n)];
+    } while (e[0] * e[1] * e[2] > 32768);
+    p->small_ints = 1;
+    p->ninputs = 2;
+    for (int x = 0; x < 2; x++) {
+        int t = x ? tb : ta;
+        /* in0 is (i, r) or (r, i); in1 (r, j) or (j, r). */
+        int64_t a = x ? e[2] : e[0], b = x ? e[1] : e[2];
+        p->dtype[x] = DT_F32;
+        p->rank[x] = 2;
+        p->shape[x][0] = t ? b : a;
+        p->shape[x][1] = t ? a : b;
+    }
+    buf_printf(o, "kernel k(in0: f32[%s], in1: f32[%s]) -> "
+               "(out: f32[N, M]) {\n    out[i, j] = sum(r) ",
+               ta ? "R, N" : "N, R", tb ? "M, R" : "R, M");
+    if (swap)
+        buf_printf(o, "in1[%s] * in0[%s]\n}\n", tb ? "j, r" : "r, j",
+                   ta ? "r, i" : "i, r");
+    else
+        buf_printf(o, "in0[%s] * in1[%s]\n}\n", ta ? "r, i" : "i, r",
+                   tb ? "j, r" : "r, j");
+}
+
 /* lhs combined with a random expression by +, -, *, min or max. */
 static void combine(AGen *g, const char *lhs)
 {
@@ -144,6 +203,8 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
     int64_t ext[3];
     int pipe = rg_chance(rng, 30), red = !pipe && rg_chance(rng, 40);
     int order[3], red_out = pipe && rg_chance(rng, 30);
+    int sum = red && rg_chance(rng, 40), mm = !pipe && !red &&
+                                                rg_chance(rng, 20);
     /* Extents: small ones, and ones around a group of the machines'
      * (64 PEs x 8 f32) so that groups fill exactly or leave padding. */
     static const int64_t pick[] = {1, 2, 3, 5, 7, 8, 16, 31, 32, 33, 64,
@@ -154,6 +215,11 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
     buf_init(&p->text);
     g.r = rng;
     g.out = &p->text;
+    if (mm) {
+        matmul(rng, p, pick, (int)(sizeof pick / sizeof pick[0]));
+        return;
+    }
+    p->small_ints = sum;
     g.rank = 1 + rg_below(rng, red ? 2 : 3);
     g.ndims = g.rank + (red ? 1 + rg_below(rng, 3 - g.rank) : 0);
     g.nextra_max = pipe;
@@ -220,13 +286,18 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
         buf_printf(&p->text, "%s%s", d ? ", " : "", axis[d]);
     buf_puts(&p->text, "] = ");
     if (red) {
-        buf_puts(&p->text, rg_chance(rng, 50) ? "max(" : "min(");
+        buf_puts(&p->text, sum                  ? "sum("
+                           : rg_chance(rng, 50) ? "max("
+                                                : "min(");
         /* With ranges: the expression may leave an axis out. */
         for (int d = g.rank; d < g.ndims; d++)
             buf_printf(&p->text, "%s%s in 0..%s", d > g.rank ? ", " : "",
                        raxis[d - g.rank], size[d]);
         buf_puts(&p->text, ") ");
     }
-    expr(&g, 0);
+    if (sum)
+        sum_body(&g);
+    else
+        expr(&g, 0);
     buf_puts(&p->text, "\n}\n");
 }
