@@ -17,6 +17,9 @@
 #include <string.h>
 
 #define TL_FEXP_AS_TEXT(...) #__VA_ARGS__
+/* Bytes of the stack buffer a heap allocation inside a loop uses when
+ * it fits. */
+#define CG_STACK_BYTES 16384
 
 static const char helpers[] =
     "#include <math.h>\n"
@@ -609,6 +612,13 @@ static void block_items(TlBuf *b, const LStmt *st, int ind,
         for (int a = i; a >= 0; a--)
             if (last[a] == i) {
                 indent(b, ind);
+                if (outer) {
+                    buf_puts(b, "if (");
+                    name(b, st->items[a]->var->name);
+                    buf_puts(b, " != ");
+                    name(b, st->items[a]->var->name);
+                    buf_puts(b, "__sb) ");
+                }
                 buf_puts(b, "free(");
                 name(b, st->items[a]->var->name);
                 buf_puts(b, ");\n");
@@ -700,12 +710,35 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
     case LS_ALLOC:
         indent(b, ind);
         TL_ASSERT(st->nargs == 1);
-        if (st->mem == LM_HEAP) {
+        if (st->mem == LM_HEAP && outer) {
+            /* Inside a loop (a stage computed per row or per tile): a
+             * small buffer lives on the stack, so that the loop does
+             * not call malloc and free every iteration (softmax's
+             * rows: 5 buffers a row). */
+            const char *t = btype(st->var->type.dt);
+            buf_printf(b, "%s ", t);
+            name(b, st->var->name);
+            buf_printf(b, "__sb[%d / sizeof(%s)];\n", CG_STACK_BYTES, t);
+            indent(b, ind);
+            buf_printf(b, "%s *", t);
+            name(b, st->var->name);
+            buf_printf(b, " = ((size_t)");
+            expr(b, st->args[0]);
+            buf_printf(b, " + 1) * sizeof(%s) <= sizeof ", t);
+            name(b, st->var->name);
+            buf_puts(b, "__sb ? ");
+            name(b, st->var->name);
+            buf_puts(b, "__sb : malloc(((size_t)");
+            expr(b, st->args[0]);
+            buf_printf(b, " + 1) * sizeof(%s));\n", t);
+        } else if (st->mem == LM_HEAP) {
             buf_printf(b, "%s *", btype(st->var->type.dt));
             name(b, st->var->name);
             buf_printf(b, " = malloc(((size_t)");
             expr(b, st->args[0]);
             buf_printf(b, " + 1) * sizeof(%s));\n", btype(st->var->type.dt));
+        }
+        if (st->mem == LM_HEAP) {
             indent(b, ind);
             buf_puts(b, "if (!");
             name(b, st->var->name);
