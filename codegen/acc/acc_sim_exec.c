@@ -463,7 +463,7 @@ void acc_exec_mau(AccSim *sim, const AccOp *op, AccStage *st)
                     if (i >= M)
                         break;
                     double sum = op->opc == ACC_OP_MFMA ? ld_f(at, acc, e)
-                                                        : 0.0;
+                                                        : -0.0;
                     for (int j = 0; j < N; j++)
                         sum = fma(A[i * 64 + j], b[j], sum);
                     st_f(at, d, e, sum);

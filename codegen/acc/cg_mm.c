@@ -566,6 +566,10 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     }
     p->ins[x.a].name = "a_image";
     p->ins[x.b].name = "b_image";
+    /* A's padding (k past K) is -0, B's +0: their products are -0,
+     * which leaves every sum as it is (a sum of -0 terms stays -0, as
+     * in the interpreter, whose sums start at -0). */
+    p->ins[x.a].pad = -0.0f;
     x.M = x.N = x.K = 1;
     for (int l = 0; l < x.ni; l++)
         x.M *= p->ext[x.il[l]];

@@ -204,7 +204,7 @@ static int update(Pipe *x, Stage *s, const LStmt *st)
     else
         return fail(x, "a reduction of this form");
     switch (e->op) {
-    case LO_ADD: s->opname = "add"; s->ident = "0"; return 0;
+    case LO_ADD: s->opname = "add"; s->ident = "-0"; return 0;
     case LO_MAX: s->opname = "max"; s->ident = "-inf"; return 0;
     case LO_MIN: s->opname = "min"; s->ident = "inf"; return 0;
     default:

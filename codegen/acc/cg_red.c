@@ -204,7 +204,7 @@ static int update(Red *x, const LStmt *st, const LVar *accv,
     else
         return 1;
     switch (e->op) {
-    case LO_ADD: x->opname = "add"; x->ident = "0"; return 0;
+    case LO_ADD: x->opname = "add"; x->ident = "-0"; return 0;
     case LO_MAX: x->opname = "max"; x->ident = "-inf"; return 0;
     case LO_MIN: x->opname = "min"; x->ident = "inf"; return 0;
     case LO_MUL:

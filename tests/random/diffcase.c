@@ -139,9 +139,7 @@ static void fill(TlTensor *t, RgRng *r, int small_ints)
         }
         if (dt_is_float(t->dtype)) {
             double v;
-            if (small_ints)     /* no zeros: see RgProgram */
-                v = rg_below(r, 4) + 1 - 5 * rg_below(r, 2);
-            else if (style == 0)
+            if (style == 0)
                 v = rg_below(r, 9) - 4;
             else
                 v = (rg_below(r, 4097) - 2048) / 512.0;

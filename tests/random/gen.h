@@ -46,12 +46,10 @@ typedef struct RgProgram {
     TlDType dtype[RG_MAX_INPUTS];
     int rank[RG_MAX_INPUTS];
     int64_t shape[RG_MAX_INPUTS][TL_MAX_RANK];
-    /* Inputs of small nonzero integers only (-4 .. 4): sums of
-     * products of them and of the generator's constants are exact in
-     * f32 in any order (a target that reassociates agrees bit for
-     * bit), and no term is -0 (a sum of -0 terms is -0 in the
-     * interpreter, whose sums start at -0, and +0 on the matrix unit:
-     * TODO(issue 6)). */
+    /* Inputs of small integers only (-4 .. 4): sums of products of
+     * them and of the generator's constants are exact in f32 in any
+     * order (a target that reassociates agrees bit for bit; a sum of
+     * -0 terms is -0 everywhere, sums starting at -0). */
     int small_ints;
 } RgProgram;
 

@@ -21,7 +21,8 @@
  * matrix unit's route).  The tree and the unit reassociate sums, so
  * these programs ask for inputs of small integers (RgProgram
  * small_ints): every partial sum is then exact in f32 and any order
- * agrees bit for bit.
+ * agrees bit for bit (zeros included: the accelerator's sums start at
+ * -0 as the interpreter's do, so a sum of -0 products is -0).
  *
  * TODO(issue 6): exp and division in stages, f16 matmul, and random
  * accel schedules.
