@@ -41,6 +41,7 @@ typedef struct Range {
 typedef struct Bind {
     const LVar *var;
     LExpr *with;        /* substitute this, or NULL */
+    LExpr *def;         /* a let's value (a binary operation), or NULL */
     int has_range;
     Range r;
 } Bind;
@@ -1005,6 +1006,38 @@ static LExpr *select_node(Simp *S, LExpr *e)
     return e;
 }
 
+static int is_sint(TlDType dt)
+{
+    return dt == DT_I8 || dt == DT_I16 || dt == DT_I32 || dt == DT_I64;
+}
+
+/* A widening of a + b, a - b or a * b that cannot wrap in the narrow
+ * type is the operation on the widened operands: i64(k0 + ki) is
+ * i64(k0) + i64(ki).  An index then stays affine in the loop variables
+ * in the wide type, where cc turns it into pointer increments (a sum
+ * that may wrap in i32 and is then widened is not affine, and cc
+ * recomputes it in every iteration). */
+static LExpr *widen_node(Simp *S, LExpr *e)
+{
+    LExpr *a = e->a;
+    TlDType dt = a->type.dt;
+    const Bind *bd;
+    Range r;
+
+    /* Through a let of the sum (k = k0 + ki, then A[i64(k)]). */
+    if (a->kind == LE_VAR && (bd = lookup(S, a->var)) && bd->def)
+        a = bd->def;
+    if (e->type.lanes != 1 || a->kind != LE_BINARY || !is_sint(dt) ||
+        !is_sint(e->type.dt) || dt_size(e->type.dt) <= dt_size(dt) ||
+        (a->op != LO_ADD && a->op != LO_SUB && a->op != LO_MUL) ||
+        !range_op(a->op, dt, range(S, a->a), range(S, a->b), &r) ||
+        !fits(dt, r))
+        return e;
+    return node(S, lir_binary(S->s, a->op,
+                              node(S, lir_cast(S->s, e->type.dt, a->a)),
+                              node(S, lir_cast(S->s, e->type.dt, a->b))));
+}
+
 static LExpr *cast_node(Simp *S, LExpr *e)
 {
     LExpr *a = e->a;
@@ -1020,7 +1053,7 @@ static LExpr *cast_node(Simp *S, LExpr *e)
                                      node(S, lir_cast(S->s, e->type.dt,
                                                       a->a)),
                                      e->type.lanes));
-    return e;
+    return widen_node(S, e);
 }
 
 /* A C function's call on broadcast scalars is a broadcast of its call
@@ -1304,6 +1337,8 @@ static LStmt *simp_let(Simp *S, LStmt *st)
     if (dt_is_int(v->type.dt)) {
         b->has_range = 1;
         b->r = range(S, v);
+        if (v->kind == LE_BINARY)
+            b->def = v;
     }
     return v == st->a ? st : lir_let(S->s, st->var, v);
 }

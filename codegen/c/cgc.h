@@ -187,6 +187,21 @@ TL_INTERNAL int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n);
 TL_INTERNAL void cg_sched_fill(TlSession *s, TlFunc *f, const int *sorder,
                                CgNest *n);
 
+/* emit_mask.c: whether bool mask m has a scalar condition under which
+ * all of its lanes are set, and that condition as a C expression. */
+TL_INTERNAL int cgc_all_lanes_ok(const LExpr *m);
+TL_INTERNAL void cgc_all_lanes(TlBuf *b, const LExpr *m);
+
+/* emit_reg.c: register allocations as one C variable per slot.
+ * reset starts a function; alloc declares the variables of allocation
+ * blk->items[i] (indented ind levels) and returns 1 when every access
+ * allows it, else 0 (an array then); load and store emit an access of
+ * such an allocation and return 1, else 0. */
+TL_INTERNAL void cgc_reg_reset(void);
+TL_INTERNAL int cgc_reg_alloc(TlBuf *b, const LStmt *blk, int i, int ind);
+TL_INTERNAL int cgc_reg_load(TlBuf *b, const LExpr *e);
+TL_INTERNAL int cgc_reg_store(TlBuf *b, const LStmt *st);
+
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter
  * (to the value for scalars, the data pointer itself for buffers). */

@@ -499,6 +499,8 @@ static void expr(TlBuf *b, const LExpr *e)
     case LE_VAR: name(b, e->var->name); return;
     case LE_LOAD:
         TL_ASSERT(e->nargs == 1);
+        if (cgc_reg_load(b, e))
+            return;
         if (is_half(e->type.dt))
             buf_printf(b, "%s(", e->type.dt == DT_F16 ? "tl_h16f"
                                                       : "tl_bf16f");
@@ -608,7 +610,9 @@ static void block_items(TlBuf *b, const LStmt *st, int ind,
                   last_use(st, i) : -1;
     }
     for (int i = 0; i < st->nitems; i++) {
-        stmt(b, st->items[i], ind, outer);
+        const LStmt *it = st->items[i];
+        if (!(it->kind == LS_ALLOC && cgc_reg_alloc(b, st, i, ind)))
+            stmt(b, it, ind, outer);
         for (int a = i; a >= 0; a--)
             if (last[a] == i) {
                 indent(b, ind);
@@ -683,6 +687,8 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         return;
     case LS_STORE:
         indent(b, ind);
+        if (cgc_reg_store(b, st))
+            return;
         if (st->a->type.lanes > 1) {
             cgc_vstore(b, st);      /* emit_vec.c */
             return;
@@ -817,6 +823,7 @@ void cgc_emit(TlBuf *out, const LFunc *f)
         param_decl(out, &f->params[i]);
     }
     buf_puts(out, ")\n{\n");
+    cgc_reg_reset();
     /* Not every parameter is used (sizes the loops do not need). */
     for (int i = 0; i < f->nparams; i++) {
         buf_puts(out, i % 4 ? " (void)" : i ? "\n    (void)" : "    (void)");

@@ -682,29 +682,16 @@ static void under_mask(TlBuf *b, const LExpr *e, const char *m, int lanes)
     mask_lanes = saved_lanes;
 }
 
-/* A select whose branches read memory: a uniform condition is a C
- * conditional (only the branch taken runs); otherwise each branch runs
- * under its lanes, and the mask in force, as masks tl_t<d>, tl_f<d>. */
-static void lazy_select(TlBuf *b, const LExpr *e)
+/* A select whose branches read memory, each branch under its lanes,
+ * and the mask in force, as masks tl_t<d>, tl_f<d>. */
+static void masked_select(TlBuf *b, const LExpr *e, const char *outer,
+                          int d)
 {
     LType mt = lir_type(DT_BOOL, e->type.lanes);
-    const char *outer = mask_for_lanes(e->type.lanes);
     char t[24], f[24], c[24];
     LVar mv;
     LExpr me;
-    int d = ++mask_depth;
 
-    if (e->a->kind == LE_BROADCAST) {
-        buf_puts(b, "(");
-        cgc_expr(b, e->a->a);
-        buf_puts(b, " ? ");
-        cgc_expr(b, e->b);
-        buf_puts(b, " : ");
-        cgc_expr(b, e->c);
-        buf_puts(b, ")");
-        mask_depth--;
-        return;
-    }
     snprintf(t, sizeof t, "tl_t%d", d);
     snprintf(f, sizeof f, "tl_f%d", d);
     buf_puts(b, "({ ");
@@ -738,6 +725,37 @@ static void lazy_select(TlBuf *b, const LExpr *e)
     buf_puts(b, ", ");
     under_mask(b, e->c, f, e->type.lanes);
     buf_puts(b, ")); })");
+}
+
+/* A select whose branches read memory: a uniform condition is a C
+ * conditional (only the branch taken runs); otherwise the branches run
+ * under masks (masked_select), except where a scalar test shows that
+ * every lane takes the first branch (emit_mask.c: the inside of a
+ * zero_pad border or of a guarded tail), which then runs as it is. */
+static void lazy_select(TlBuf *b, const LExpr *e)
+{
+    const char *outer = mask_for_lanes(e->type.lanes);
+    int d = ++mask_depth;
+
+    if (e->a->kind == LE_BROADCAST) {
+        buf_puts(b, "(");
+        cgc_expr(b, e->a->a);
+        buf_puts(b, " ? ");
+        cgc_expr(b, e->b);
+        buf_puts(b, " : ");
+        cgc_expr(b, e->c);
+        buf_puts(b, ")");
+    } else if (!has_load(e->a) && cgc_all_lanes_ok(e->a)) {
+        buf_puts(b, "(");
+        cgc_all_lanes(b, e->a);
+        buf_puts(b, " ? ");
+        under_mask(b, e->b, outer, e->type.lanes);
+        buf_puts(b, " : ");
+        masked_select(b, e, outer, d);
+        buf_puts(b, ")");
+    } else {
+        masked_select(b, e, outer, d);
+    }
     mask_depth--;
 }
 
@@ -773,6 +791,8 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
         helper_call(b, e->type, "ramp", e->a, e->b);
         return;
     case LE_LOAD:
+        if (cgc_reg_load(b, e))
+            return;
         if (e->nargs == 1 && (base = dense(e->args[0], e->var->type.dt)) &&
             mask_for_lanes(e->type.lanes)) {
             masked_load(b, e, base, mask);
