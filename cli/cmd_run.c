@@ -336,6 +336,8 @@ static TlTensor *read_input(const TlKernelInfo *k, const TlFunc *p,
         t = tl_npy_read(path, err, sizeof err);
     } else if (ends_with(path, ".pb") && !key) {
         t = tl_onnx_tensor_read(path, err, sizeof err);
+        if (p->dtype == DT_BF16)
+            t = tl_onnx_bf16_bits(t);
     } else if (ends_with(path, ".safetensors")) {
         TlSafetensors *f = tl_safetensors_open(path, err, sizeof err);
         if (f) {

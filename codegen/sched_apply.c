@@ -580,6 +580,11 @@ static void default_schedule(Ap *a)
     if (r < 1 || n->nloops != r || a->f->dtype == DT_BOOL ||
         a->f->dtype == DT_F16 || a->f->dtype == DT_BF16 || bytes < 1)
         return;
+    if (cg_auto_scalar(a->f)) {
+        n->loops[0].kind = LP_PARALLEL;
+        n->par_if = 1;
+        return;
+    }
     if (split(a, r - 1, n->loops[r - 1].tv, n->loops[r - 1].tv ?
               n->loops[r - 1].tv->name : "_", NULL, "in", 32 / bytes,
               TAIL_GUARD))

@@ -33,9 +33,11 @@
  *      x split by W (a 32-byte vector, vectorized), its outer part
  *        by V (1 or 2 vectors, unrolled), when W * V divides x's
  *        constant extent;
- *      y, the nearest index variable before x whose extent is a
- *        constant above 1, split by R (4, 3, 2 or 1, the largest that
- *        divides it; unrolled);
+ *      y, an index variable before x whose extent is a constant
+ *        above 1, split by R (4, 3, 2 or 1, the largest that divides
+ *        it; unrolled): the nearest that no read along x mentions
+ *        (a matrix product's i, a convolution's output channel: each
+ *        vector loaded then serves all R rows), else the nearest;
  *      order: the other index loops as written, y's and x's outer
  *        loops, the reduction loops as written, then R, V, W.
  *
@@ -46,7 +48,10 @@
  *    stage has CG_PAR_MIN elements or more.
  *
  * 3. Otherwise the plain default (sched_apply.c): the last index loop
- *    vectorized, the first in parallel when big enough.
+ *    vectorized, the first in parallel when big enough; but not
+ *    vectorized when a read takes x other than shifted by a constant
+ *    in its last index (an imported padded copy's clamp(x, 0, 31)):
+ *    such lanes are loaded one at a time, slower than scalar code.
  *
  * TODO(issue 5): row reductions along the contiguous axis (softmax's
  * max and sum, layer norm's mean and variance) stay scalar loops: the
@@ -155,6 +160,43 @@ int cg_auto_tiled(const TlFunc *f)
     return x_last_only(red->expr->a, x, &last) && last > 0;
 }
 
+/* Whether index e is x, x + c, c + x or x - c (c free of x). */
+static int shifted(const TlExpr *e, const TlVar *x)
+{
+    if (is_var(e, x))
+        return 1;
+    if (e->kind != EX_BINARY || (e->op != OP_ADD && e->op != OP_SUB))
+        return 0;
+    if (is_var(e->a, x) && !mentions(e->b, x))
+        return 1;
+    return e->op == OP_ADD && is_var(e->b, x) && !mentions(e->a, x);
+}
+
+/* Whether a read in e takes x into its last index other than shifted
+ * (clamp(x, 0, 31), x / 2, ...) or into an earlier index. */
+static int gathers(const TlExpr *e, const TlVar *x)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ)
+        for (int j = 0; j < e->args.n; j++)
+            if (mentions(e->args.v[j], x) &&
+                (j != e->args.n - 1 || !shifted(e->args.v[j], x)))
+                return 1;
+    if (gathers(e->a, x) || gathers(e->b, x) || gathers(e->c, x))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (gathers(e->args.v[i], x))
+            return 1;
+    return 0;
+}
+
+int cg_auto_scalar(const TlFunc *f)
+{
+    return f->rank > 0 && !f->nreds && f->value &&
+           gathers(f->value, f->axes[f->rank - 1].var);
+}
+
 /* Counts the reads of f in e into *n; *bad when one is not plain. */
 static void count_reads(const TlExpr *e, const TlFunc *f, int *n, int *bad)
 {
@@ -229,6 +271,48 @@ static int find_lv(const CgNest *n, const LVar *v)
     return -1;
 }
 
+/* Whether a read in e whose last index mentions x mentions y in any
+ * index: then the rows of a tile over y read different vectors. */
+static int vector_reads_y(const TlExpr *e, const TlVar *x, const TlVar *y)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
+        e->args.n && mentions(e->args.v[e->args.n - 1], x))
+        for (int j = 0; j < e->args.n; j++)
+            if (mentions(e->args.v[j], y))
+                return 1;
+    if (vector_reads_y(e->a, x, y) || vector_reads_y(e->b, x, y) ||
+        vector_reads_y(e->c, x, y))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (vector_reads_y(e->args.v[i], x, y))
+            return 1;
+    return 0;
+}
+
+/* The index the tile's rows run over: the nearest one before x with a
+ * constant extent above 1 that the vector reads (those along x) do not
+ * mention, so that each vector loaded serves every row of the tile (a
+ * matrix product's i: B[k, j]; a convolution's output channel, not
+ * its image row); else the nearest with such an extent; -1: none. */
+static int tile_rows(const TlFunc *f)
+{
+    const TlVar *x = f->axes[f->rank - 1].var;
+    const TlExpr *body = f->reds[0]->expr->a;
+    int near = -1;
+
+    for (int j = f->rank - 2; j >= 0; j--) {
+        if (const_extent(f, j) <= 1)
+            continue;
+        if (near < 0)
+            near = j;
+        if (!vector_reads_y(body, x, f->axes[j].var))
+            return j;
+    }
+    return near;
+}
+
 int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n)
 {
     int r = f->rank, w = vec_width(f), v, rr = 1, y = -1, xi, par;
@@ -238,9 +322,9 @@ int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n)
     if (n->nloops != r + n->nrv || !w)
         return -1;
     v = ex % (2 * w) == 0 ? 2 : 1;
-    for (int j = r - 2; j >= 0 && y < 0; j--)
-        if ((ey = const_extent(f, j)) > 1)
-            y = j;
+    y = tile_rows(f);
+    if (y >= 0)
+        ey = const_extent(f, y);
     for (int c = 4; y >= 0 && c > 1 && rr == 1; c--)
         if (ey % c == 0)
             rr = c;

@@ -130,6 +130,11 @@ TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen);
 TlTensor *tl_onnx_tensor_read_mem(const void *data, size_t len,
                                   const char *name, char *err,
                                   size_t errlen);
+/* t, a tensor read from a TensorProto, where a bfloat16 one is
+ * expected: ONNX's own test data (1.12) writes bfloat16 tensors as
+ * uint16 ones holding the 16 bits (numpy has no bfloat16), so a uint16
+ * t becomes bf16 with the same bits; any other t is returned as is. */
+TlTensor *tl_onnx_bf16_bits(TlTensor *t);
 
 /* ====================================================================
  * The interpreter (interp/eval*.c): the meaning of every kernel

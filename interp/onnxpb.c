@@ -317,3 +317,11 @@ TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen)
     itp_src_close(&s);
     return t;
 }
+
+TlTensor *tl_onnx_bf16_bits(TlTensor *t)
+{
+    /* Both are two-byte elements: only the dtype changes. */
+    if (t && t->dtype == DT_U16)
+        t->dtype = DT_BF16;
+    return t;
+}

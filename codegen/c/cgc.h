@@ -180,6 +180,7 @@ TL_INTERNAL int cg_sched_split(TlSession *s, TlFunc *f, CgNest *n, int i,
  * n unchanged only when nothing was split). */
 TL_INTERNAL int cg_auto_inline(const TlKernelInfo *k, const TlFunc *f);
 TL_INTERNAL int cg_auto_tiled(const TlFunc *f);
+TL_INTERNAL int cg_auto_scalar(const TlFunc *f);
 TL_INTERNAL int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n);
 
 /* Orders as stored (sorder) and vectorizes n, the default nest of

@@ -222,6 +222,25 @@ static void put_type(TlBuf *b, const OxValue *v)
     buf_putc(b, ']');
 }
 
+/* Whether no node reads input v's values or shape: no node takes it,
+ * or only CastLike as its second input, which gives the dtype alone.
+ * Such an input takes a shape pack (any shape; the kernel is generic):
+ * ONNX's CastLike tests give 'like' a shape other than the model's. */
+static int type_only(const OxModel *m, const OxValue *v)
+{
+    for (size_t i = 0; i < m->g->n_node; i++) {
+        const Onnx__NodeProto *n = m->g->node[i];
+        for (size_t j = 0; j < n->n_input; j++)
+            if (!strcmp(n->input[j], v->name) &&
+                (j != 1 || strcmp(n->op_type, "CastLike")))
+                return 0;
+    }
+    for (size_t i = 0; i < m->g->n_output; i++)
+        if (!strcmp(m->g->output[i]->name, v->name))
+            return 0;
+    return !v->used;
+}
+
 /* A progress line on stderr for long imports, only on a terminal:
  * "model.onnx: node 1200 of 5000", rewritten in place, then erased. */
 static void progress(OxModel *m, size_t i, size_t n)
@@ -402,7 +421,15 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
         if (v->kind != OX_INPUT)
             continue;
         buf_printf(t, "%s%s: ", first ? "" : ", ", v->id);
-        put_type(t, v);
+        if (type_only(m, v)) {
+            TlBuf pk;
+            buf_init(&pk);
+            buf_printf(&pk, "%s_shape", v->id);
+            buf_printf(t, "%s[..%s]", dt_name(v->dt), ox_ident(m, pk.s));
+            buf_free(&pk);
+        } else {
+            put_type(t, v);
+        }
         first = 0;
     }
     buf_puts(t, ") -> (");

@@ -419,7 +419,9 @@ void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
     const char *id;
 
     v->used = 1;
-    if (v->kind != OX_NODE) {
+    /* A graph input padded with zeros gets a padded copy too: a
+     * convolution then reads it without a bounds test per term. */
+    if (v->kind == OX_INIT || (v->kind == OX_INPUT && !zero)) {
         buf_printf(out, "%s.%s", v->id, helper);
         return;
     }

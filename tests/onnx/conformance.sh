@@ -1,7 +1,8 @@
 #!/bin/sh
 # conformance.sh - runs ONNX backend tests (libonnx-testdata) through
 # `tdsl import` and `tdsl run`, comparing each output with the test's
-# output_*.pb (rtol 1e-3, atol 1e-5 for floats; exact otherwise).
+# output_*.pb (rtol 1e-3, atol 1e-5 for floats, rtol 2^-7 for bf16;
+# exact otherwise).
 #
 # usage: tests/onnx/conformance.sh [-v] [--list FILE] [--update FILE]
 #                                  [--target T] [TEST...]
@@ -75,7 +76,7 @@ for t in $tests; do
     dir=$data/$t
     set0=$dir/test_data_set_0
     out=$tmp/m.tdsl
-    rm -f "$tmp"/m.* "$tmp"/out_*.npy
+    rm -f "$tmp"/m.* "$tmp"/out_*.safetensors
     if [ ! -f "$dir/model.onnx" ] || [ ! -d "$set0" ]; then
         unsupported=$((unsupported + 1))
         say "UNSUPPORTED $t: no model.onnx or test_data_set_0"
@@ -104,10 +105,11 @@ for t in $tests; do
     n=0
     for f in "$set0"/output_*.pb; do
         [ -f "$f" ] || continue
-        outs="$outs --out $tmp/out_$n.npy"
+        outs="$outs --out $tmp/out_$n.safetensors"
         n=$((n + 1))
     done
-    # load() paths are relative to the working folder.
+    # load() paths are relative to the working folder.  The outputs go
+    # to .safetensors files, which hold every dtype (.npy has no bf16).
     if ! (cd "$tmp" && "$tdsl" run m.tdsl $target $ins $outs) >/dev/null \
             2>"$tmp/err"; then
         failed=$((failed + 1))
@@ -118,7 +120,7 @@ for t in $tests; do
     n=0
     for f in "$set0"/output_*.pb; do
         [ -f "$f" ] || continue
-        if ! "$tdsl" import --compare "$tmp/out_$n.npy" "$f" \
+        if ! "$tdsl" import --compare "$tmp/out_$n.safetensors" "$f" \
                 2>"$tmp/err"; then
             ok=0
             say "FAIL $t: output $n: $(tr '\n' ' ' <"$tmp/err")"
