@@ -30,7 +30,8 @@
  *    (lower.c) with its reduction loops moved inside a tile of the
  *    output:
  *
- *      x split by W (a 32-byte vector, vectorized), its outer part
+ *      x split by W (a vector: 64 bytes on AVX-512 hosts when that
+ *        divides x's extent, else 32; vectorized), its outer part
  *        by V (1 or 2 vectors, unrolled), when W * V divides x's
  *        constant extent;
  *      y, an index variable before x whose extent is a constant
@@ -59,6 +60,7 @@
  */
 #include "codegen/c/cgc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int is_var(const TlExpr *e, const TlVar *v)
@@ -128,15 +130,38 @@ static int64_t elements(const TlFunc *f)
     return n;
 }
 
-/* The vector width of rule 2 for f's dtype, 0 when none. */
+/* The widest vector registers of the host, in bytes: 64 with AVX-512
+ * (kernels are compiled for the host, -march=native), else 32.
+ * TDSL_VECTOR_BYTES=32 or 64 says it instead (the golden IR tests fix
+ * 32, so that they print the same on every host). */
+static int host_vector_bytes(void)
+{
+    const char *e = getenv("TDSL_VECTOR_BYTES");
+
+    if (e && (!strcmp(e, "32") || !strcmp(e, "64")))
+        return atoi(e);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return 64;
+#endif
+    return 32;
+}
+
+/* The vector width of rule 2 for f's dtype, 0 when none: the host's
+ * widest when it divides x's extent, else a 32-byte vector's. */
 static int vec_width(const TlFunc *f)
 {
-    int b = dt_size(f->dtype);
+    int b = dt_size(f->dtype), w;
+    int64_t ex = f->rank ? const_extent(f, f->rank - 1) : -1;
 
     if (f->dtype == DT_BOOL || f->dtype == DT_F16 || f->dtype == DT_BF16 ||
         b < 1)
         return 0;
-    return 32 / b;
+    w = host_vector_bytes() / b;
+    if (w > 32 / b && (ex < w || ex % w))
+        w = 32 / b;
+    return w;
 }
 
 int cg_auto_tiled(const TlFunc *f)

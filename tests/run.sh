@@ -445,7 +445,7 @@ done
 # Lowered schedules: tests/ir/lower/NAME.tdsl holds one kernel with a
 # cpu schedule and a block `# >>> expected` ... `# <<<` equal to the
 # stdout of `tdsl lower NAME.tdsl` (the loop IR after the directives
-# and the pass pipeline).
+# and the pass pipeline), with 32-byte automatic vectors on every host.
 # --------------------------------------------------------------------
 
 for f in tests/ir/lower/*.tdsl; do
@@ -457,7 +457,7 @@ for f in tests/ir/lower/*.tdsl; do
         fail "$name" "no '# >>> expected' ... '# <<<' block"
         continue
     fi
-    "$TDSL" lower "$f" >"$tmp/out" 2>"$tmp/err"
+    TDSL_VECTOR_BYTES=32 "$TDSL" lower "$f" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ "$rc" != 0 ]; then
         fail "$name" "tdsl lower exited with status $rc" "$tmp/err"
