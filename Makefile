@@ -186,6 +186,12 @@ check-random: all $(RANDOM_BIN)
 	TDSL_CFLAGS_EXTRA="$${TDSL_CFLAGS_EXTRA--Wall -Werror}" \
 	    $(RANDOM_BIN) -n $(N) -s $(SEED) -j $(JOBS) -t $(TARGET)
 
+# The whole ONNX backend suite (libonnx-testdata) on the interpreter,
+# then on cpu: a total each (tests/onnx/conformance.sh; -v for a line
+# per test).
+check-onnx: all
+	sh tests/onnx/conformance.sh && sh tests/onnx/conformance.sh --target cpu
+
 # The fuzz target builds the whole library again with clang, libFuzzer
 # coverage and ASan+UBSan, then fuzzes for FUZZ_SECONDS each the front
 # end (lexer, parser, checker, printer; seeds: tests/fuzz/corpus and
@@ -320,7 +326,7 @@ help:
 
 FORCE:
 
-.PHONY: all check check-random bench fuzz fuzz-cc lint install uninstall clean distclean \
+.PHONY: all check check-random check-onnx bench fuzz fuzz-cc lint install uninstall clean distclean \
         help FORCE
 
 # Header dependencies written by -MMD, and re2c's --depfile.
