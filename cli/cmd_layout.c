@@ -282,7 +282,7 @@ static int write_asm(const char *path, const AccLayout *L,
     buf_puts(&b, "\n# to   ");
     acc_layout_print(&b, T);
     buf_putc(&b, '\n');
-    if (acc_layout_emit_convert(&b, L, T, 0, &why) < 0) {
+    if (acc_layout_emit_convert(&b, L, T, 0, NULL, &why) < 0) {
         fprintf(stderr, "tdsl: layout: cannot write the conversion as "
                 "instructions yet: %s\n", why.s);
         buf_free(&b);

@@ -292,12 +292,40 @@ int acc_layout_emit_ok(const AccLayout *L, TlBuf *why);
  * through every BM level and use DMA tag t0. */
 void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram);
 void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram);
+/* The load of acc_layout_emit_load for group g only (addresses
+ * base+4g .. base+4g+3 of every PE); 0 when the layout has nothing
+ * there (nothing is written). */
+int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
+                               int64_t dram, int64_t g);
 /* Assembly converting the tensor from src to dst through a DRAM
- * scratch area of nelems/epl long words at `scratch`.  -1 with the
- * reason in why when a layout cannot be emitted yet. */
+ * scratch area of nelems/epl long words at `scratch`, every element.
+ * -1 with the reason in why when a layout cannot be emitted yet. */
+int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
+                                 const AccLayout *dst, int64_t scratch,
+                                 TlBuf *why);
+
+/* How acc_layout_emit_convert moved the destination's groups (4
+ * addresses on every PE each). */
+typedef struct AccEmitCounts {
+    int64_t groups;
+    int64_t in_place;       /* nothing to move */
+    int64_t local;          /* ALU mov inside each PE, the same
+                             * addresses on every PE */
+    int64_t indirect;       /* ALU mov inside each PE from addresses
+                             * computed from its ids (T operand) */
+    int64_t dram;           /* through the DRAM scratch area */
+} AccEmitCounts;
+
+/* Assembly converting the tensor from src to dst along the plan's
+ * routes where the instruction stream allows (layout_emit.c says
+ * which), the rest through DRAM as acc_layout_emit_convert_dram (the
+ * scratch area is used only then).  src and dst must be resident
+ * (written and settled) before it runs; it ends with dst settled.
+ * cnt (may be NULL) gets the routes taken.  -1 with the reason in why
+ * when a layout cannot be emitted yet. */
 int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
                             const AccLayout *dst, int64_t scratch,
-                            TlBuf *why);
+                            AccEmitCounts *cnt, TlBuf *why);
 
 /* ---- schedules (layout_sched.c) ----------------------------------- */
 

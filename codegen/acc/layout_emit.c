@@ -14,15 +14,32 @@
  *
  * The same two halves load a row-major DRAM tensor into a layout and
  * store one back, which is how the tests check a conversion on the
- * simulator.  This route moves every element through DRAM whatever its
- * meeting level; emitting the plan of layout_conv.c (rotations, BM
- * permutations, broadcasts) is TODO(issue 6).  It also writes every
- * PE's 4 addresses of each step, including PEs and addresses the layout
- * leaves empty (TODO(issue 6): write masks from `$gpe` compares).
+ * simulator.  DMA moves runs of consecutive long words as one op.
+ *
+ * acc_layout_emit_convert follows layout_conv.c's plan where the
+ * machine's one instruction stream allows it: each destination group
+ * (4 addresses on every PE) is decided by where its long words come
+ * from.  Nothing moves when every one is already in place (a rename).
+ * When each comes from its own PE (the nearest copy of a replicated
+ * source), an ALU `mov` reads it: from addresses all PEs share, or
+ * from each PE's own addresses through the T operand, computed from
+ * the PE's ids when they are an affine function of its child indices
+ * (a block of a replicated tensor).  Other groups, and every group when
+ * source and destination share addresses, go through DRAM (the source
+ * stored once).  TODO(issue 6): elements meeting in a MAB or a BM
+ * (msl/msr rotations, gather then dist/mbcast/bcast through the lowest
+ * common BM, write masks from `$gpe` compares for PE-dependent
+ * patterns), so that only elements meeting at the root go through
+ * DRAM.  Every route writes each PE's 4 addresses of a group,
+ * including places the layout leaves empty.  The conversion uses
+ * r[0:16], s[0:8] and T as scratch.
  */
 #include "codegen/acc/layout.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The space name of BM level k (1-based from the bottom). */
@@ -121,48 +138,88 @@ static int64_t groups(const AccLayout *L)
     return (L->addr_span + 3) / 4;
 }
 
-void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram)
+/* DMA transfers of one top node, merged into runs: consecutive BM
+ * positions to (or from) consecutive DRAM long words go as one op. */
+typedef struct Run {
+    TlBuf *out;
+    int store;              /* dma.st (BM -> DRAM), else dma.ld */
+    const char *bm;
+    int64_t node, bm0, d0, n;
+} Run;
+
+static void run_flush(Run *r)
+{
+    if (!r->n)
+        return;
+    if (r->store)
+        buf_printf(r->out, "dma.st.t0@%lld %s[%lld:%lld] -> d[%lld]\n",
+                   (long long)r->node, r->bm, (long long)r->bm0,
+                   (long long)(r->bm0 + r->n), (long long)r->d0);
+    else
+        buf_printf(r->out, "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
+                   (long long)r->node, (long long)r->d0,
+                   (long long)(r->d0 + r->n), r->bm, (long long)r->bm0);
+    r->n = 0;
+}
+
+static void run_add(Run *r, int64_t node, int64_t bm, int64_t d)
+{
+    if (r->n && (node != r->node || bm != r->bm0 + r->n ||
+                 d != r->d0 + r->n))
+        run_flush(r);
+    if (!r->n) {
+        r->node = node;
+        r->bm0 = bm;
+        r->d0 = d;
+    }
+    r->n++;
+}
+
+int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
+                               int64_t dram, int64_t g)
 {
     const AccMachine *m = L->m;
     int nbm = acc_bm_levels(m), top = acc_bm_level(m, nbm);
     int64_t ntop = acc_level_nodes(m, top), span = acc_level_span(m, top);
     char tb[16], b[16], c[16];
     const char *sp = acc_layout_space_name(L->space);
+    Run r;
 
     bm_name(tb, sizeof tb, nbm);
-    buf_printf(out, "# load %s from d[%lld] (row-major)\n", sp,
-               (long long)dram);
-    for (int64_t g = 0; g < groups(L); g++) {
-        int any = 0;
-        for (int64_t t = 0; t < ntop; t++)
-            for (int64_t i = 0; i < span; i++)
-                for (int k = 0; k < 4; k++) {
-                    int64_t e = at(L, t * span + i, L->base + 4 * g + k, NULL);
-                    int64_t lw = e / L->epl;
-                    if (e < 0)
-                        continue;
-                    buf_printf(out, "dma.ld.t0@%lld d[%lld:%lld] -> "
-                               "%s[%lld]\n", (long long)t,
-                               (long long)(dram + lw),
-                               (long long)(dram + lw + 1), tb,
-                               (long long)(i * 4 + k));
-                    any = 1;
-                }
-        if (!any)
-            continue;
-        buf_puts(out, "wait t0\n");
-        for (int k = nbm; k >= 2; k--) {
-            int lv = acc_bm_level(m, k);
-            bm_name(b, sizeof b, k);
-            bm_name(c, sizeof c, k - 1);
-            buf_printf(out, "dist.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", k, b,
-                       (long long)(acc_level_span(m, lv) * 4), c,
-                       (long long)settle(m, k, 1));
-        }
-        buf_printf(out, "dist.L1 lb[0] -> %s[%lld+]\nnop/%lld\n", sp,
-                   (long long)(2 * (L->base + 4 * g)),
-                   (long long)settle(m, 1, 1));
+    memset(&r, 0, sizeof r);
+    r.out = out;
+    r.bm = tb;
+    for (int64_t t = 0; t < ntop; t++)
+        for (int64_t i = 0; i < span; i++)
+            for (int k = 0; k < 4; k++) {
+                int64_t e = at(L, t * span + i, L->base + 4 * g + k, NULL);
+                if (e >= 0)
+                    run_add(&r, t, i * 4 + k, dram + e / L->epl);
+            }
+    if (!r.n)
+        return 0;
+    run_flush(&r);
+    buf_puts(out, "wait t0\n");
+    for (int k = nbm; k >= 2; k--) {
+        int lv = acc_bm_level(m, k);
+        bm_name(b, sizeof b, k);
+        bm_name(c, sizeof c, k - 1);
+        buf_printf(out, "dist.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", k, b,
+                   (long long)(acc_level_span(m, lv) * 4), c,
+                   (long long)settle(m, k, 1));
     }
+    buf_printf(out, "dist.L1 lb[0] -> %s[%lld+]\nnop/%lld\n", sp,
+               (long long)(2 * (L->base + 4 * g)),
+               (long long)settle(m, 1, 1));
+    return 1;
+}
+
+void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram)
+{
+    buf_printf(out, "# load %s from d[%lld] (row-major)\n",
+               acc_layout_space_name(L->space), (long long)dram);
+    for (int64_t g = 0; g < groups(L); g++)
+        acc_layout_emit_load_group(out, L, dram, g);
 }
 
 void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
@@ -172,8 +229,13 @@ void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
     int64_t ntop = acc_level_nodes(m, top), span = acc_level_span(m, top);
     char tb[16], b[16], c[16];
     const char *sp = acc_layout_space_name(L->space);
+    Run r;
 
     bm_name(tb, sizeof tb, nbm);
+    memset(&r, 0, sizeof r);
+    r.out = out;
+    r.store = 1;
+    r.bm = tb;
     buf_printf(out, "# store %s to d[%lld] (row-major)\n", sp,
                (long long)dram);
     for (int64_t g = 0; g < groups(L); g++) {
@@ -193,22 +255,18 @@ void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
                 for (int k = 0; k < 4; k++) {
                     int64_t cp = -1;
                     int64_t e = at(L, t * span + i, L->base + 4 * g + k, &cp);
-                    int64_t lw = e / L->epl;
                     if (e < 0 || cp != 0 || e % L->epl)
                         continue;
-                    buf_printf(out, "dma.st.t0@%lld %s[%lld:%lld] -> "
-                               "d[%lld]\n", (long long)t, tb,
-                               (long long)(i * 4 + k),
-                               (long long)(i * 4 + k + 1),
-                               (long long)(dram + lw));
+                    run_add(&r, t, i * 4 + k, dram + e / L->epl);
                 }
+        run_flush(&r);
         buf_puts(out, "wait t0\n");
     }
 }
 
-int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
-                            const AccLayout *dst, int64_t scratch,
-                            TlBuf *why)
+int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
+                                 const AccLayout *dst, int64_t scratch,
+                                 TlBuf *why)
 {
     TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
               src->dtype == dst->dtype);
@@ -217,5 +275,296 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
     buf_puts(out, "# convert through DRAM\n");
     acc_layout_emit_store(out, src, scratch);
     acc_layout_emit_load(out, dst, scratch);
+    return 0;
+}
+
+/* ====================================================================
+ * The route through the lowest common ancestor, one destination group
+ * (4 addresses on every PE) at a time
+ * ==================================================================== */
+
+/* Where the destination long word at (PE, sub-cycle) of a group comes
+ * from: the source's PE and address; pe -1 where the destination
+ * leaves the place empty. */
+typedef struct Want {
+    int64_t pe, addr;
+} Want;
+
+/* The nearest source copy of element e for PE pe: on each B@ level of
+ * the source, pe's own child index (as layout_conv.c routes it). */
+static void source_of(const AccLayout *S, int64_t e, int64_t pe, Want *w)
+{
+    const AccMachine *m = S->m;
+    int pl = m->nlevels - 1;
+    int64_t path[ACC_MAX_LEVELS], q = pe;
+    AccLoc loc;
+
+    for (int lv = pl; lv >= 0; lv--) {
+        path[lv] = q % m->level[lv].fanout;
+        q /= m->level[lv].fanout;
+    }
+    acc_layout_locate(S, e, 0, &loc);
+    for (int lv = 0; lv <= pl; lv++)
+        if (S->bcast & (1u << lv))
+            loc.path[lv] = path[lv];
+    w->pe = acc_loc_node(m, &loc, pl);
+    w->addr = loc.addr;
+}
+
+/* PE pe's child index at level lv. */
+static int64_t child_at(const AccMachine *m, int64_t pe, int lv)
+{
+    return (pe / acc_level_span(m, lv)) % m->level[lv].fanout;
+}
+
+/* Whether every used place of the group reads its own PE. */
+static int all_local(const Want *want, int64_t npe)
+{
+    for (int64_t p = 0; p < npe; p++)
+        for (int c = 0; c < 4; c++)
+            if (want[p * 4 + c].pe >= 0 && want[p * 4 + c].pe != p)
+                return 0;
+    return 1;
+}
+
+/* The source address of sub-cycle c if every PE's is the same:
+ * INT64_MAX when no PE uses c, INT64_MIN when they differ. */
+static int64_t same_addr(const Want *want, int64_t npe, int c)
+{
+    int64_t v = INT64_MAX;
+    for (int64_t p = 0; p < npe; p++) {
+        const Want *w = &want[p * 4 + c];
+        if (w->pe < 0)
+            continue;
+        if (v != INT64_MAX && w->addr != v)
+            return INT64_MIN;
+        v = w->addr;
+    }
+    return v;
+}
+
+/* Fits each PE's source addresses as k[c] + sum over levels of
+ * coef[lv] x the PE's child index there (what T-indirect operands
+ * computed from the ids can read), checks the fit on every used place
+ * and that every PE's addresses lie in the source's bank.  1 when it
+ * holds. */
+static int fit(const AccLayout *S, const Want *want, int64_t npe,
+               int64_t k[4], int64_t coef[ACC_MAX_LEVELS])
+{
+    const AccMachine *m = S->m;
+    int64_t p0[4];
+
+    if (S->space != ACC_LSP_LM0)        /* T operands read lm0 only */
+        return 0;
+
+    for (int c = 0; c < 4; c++) {
+        p0[c] = -1;
+        for (int64_t p = 0; p < npe && p0[c] < 0; p++)
+            if (want[p * 4 + c].pe >= 0)
+                p0[c] = p;
+    }
+    for (int lv = 0; lv < m->nlevels; lv++) {
+        coef[lv] = 0;
+        for (int c = 0; c < 4; c++) {
+            int64_t q = p0[c], found = 0;
+            if (q < 0)
+                continue;
+            /* A used PE that differs from q only at level lv. */
+            for (int64_t d = 1; d < m->level[lv].fanout && !found; d++) {
+                int64_t p = q + d * acc_level_span(m, lv);
+                if (child_at(m, q, lv) + d >= m->level[lv].fanout)
+                    break;
+                if (p < npe && want[p * 4 + c].pe >= 0) {
+                    int64_t dv = want[p * 4 + c].addr -
+                                 want[q * 4 + c].addr;
+                    if (dv % d)
+                        return 0;
+                    coef[lv] = dv / d;
+                    found = 1;
+                }
+            }
+            if (found)
+                break;
+        }
+    }
+    for (int c = 0; c < 4; c++) {
+        int64_t q = p0[c];
+        k[c] = S->base;
+        if (q < 0)
+            continue;
+        k[c] = want[q * 4 + c].addr;
+        for (int lv = 0; lv < m->nlevels; lv++)
+            k[c] -= coef[lv] * child_at(m, q, lv);
+    }
+    for (int64_t p = 0; p < npe; p++)
+        for (int c = 0; c < 4; c++) {
+            int64_t a = k[c];
+            for (int lv = 0; lv < m->nlevels; lv++)
+                a += coef[lv] * child_at(m, p, lv);
+            if (a < 0 || a >= m->lm_words ||
+                (want[p * 4 + c].pe >= 0 && a != want[p * 4 + c].addr))
+                return 0;
+        }
+    return 1;
+}
+
+/* T[c] of every PE := its source address of sub-cycle c (words), as
+ * fit() found them, computed from the ids; uses r[0:8] and s[0:8]. */
+static void emit_t(TlBuf *out, const AccMachine *m, const int64_t k[4],
+                   const int64_t coef[ACC_MAX_LEVELS])
+{
+    for (int c = 0; c < 4; c++)
+        buf_printf(out, "mov.i32 #%lld -> r[%d]\n", (long long)(2 * k[c]),
+                   2 * c);
+    buf_printf(out, "nop/%d\n", m->lat_grf);
+    for (int lv = 0; lv < m->nlevels; lv++) {
+        char id[32];
+        size_t j;
+        if (!coef[lv])
+            continue;
+        snprintf(id, sizeof id, "%s", m->level[lv].name);
+        for (j = 0; id[j]; j++)
+            id[j] = (char)tolower((unsigned char)id[j]);
+        buf_printf(out, "mul.i32 $%s, #%lld -> s[0+]\nnop/%d\n"
+                   "add.i32 r[0+], s[0+] -> r[0+]\nnop/%d\n", id,
+                   (long long)(2 * coef[lv]), m->lat_grf, m->lat_grf);
+    }
+    buf_printf(out, "mov.i32 r[0+] -> t[0+]\nnop/%d\n", m->lat_grf);
+}
+
+/* The source operand reading, in sub-cycle c, the address every PE
+ * agrees on (sa[c]; any address where no PE needs one). */
+static void flat_src(char *buf, size_t n, const AccLayout *S,
+                     const int64_t *sa)
+{
+    int64_t a[4];
+    for (int c = 0; c < 4; c++)
+        a[c] = sa[c] == INT64_MAX ? S->base : sa[c];
+    snprintf(buf, n, "%s[%lld,%lld,%lld,%lld]",
+             acc_layout_space_name(S->space), (long long)(2 * a[0]),
+             (long long)(2 * a[1]), (long long)(2 * a[2]),
+             (long long)(2 * a[3]));
+}
+
+/* Where each place of destination group g comes from. */
+static void group_sources(const AccLayout *src, const AccLayout *dst,
+                          int64_t g, Want *want, int64_t npe)
+{
+    for (int64_t p = 0; p < npe; p++)
+        for (int c = 0; c < 4; c++) {
+            Want *w = &want[p * 4 + c];
+            int64_t e = at(dst, p, dst->base + 4 * g + c, NULL);
+            w->pe = -1;
+            if (e >= 0)
+                source_of(src, e, p, w);
+        }
+}
+
+static int overlap(const AccLayout *a, const AccLayout *b)
+{
+    return a->space == b->space && a->base < b->base + b->addr_span &&
+           b->base < a->base + a->addr_span;
+}
+
+int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
+                            const AccLayout *dst, int64_t scratch,
+                            AccEmitCounts *cnt, TlBuf *why)
+{
+    const AccMachine *m = src->m;
+    int64_t npe = acc_machine_pes(m), ng = groups(dst);
+    AccEmitCounts local;
+    Want *want;
+    char *how;
+    int stored = 0;
+
+    TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
+              src->dtype == dst->dtype);
+    if (!acc_layout_emit_ok(src, why) || !acc_layout_emit_ok(dst, why))
+        return -1;
+    if (!cnt)
+        cnt = &local;
+    memset(cnt, 0, sizeof *cnt);
+    want = tl_xmalloc((size_t)npe * 4 * sizeof *want);
+    how = tl_xmalloc((size_t)(ng ? ng : 1));
+    /* Decide every group first: the source goes to DRAM once, before
+     * any group that needs it. */
+    for (int64_t g = 0; g < ng; g++) {
+        int64_t sa[4], k[4], coef[ACC_MAX_LEVELS];
+        int same = 1, any = 0, uni = 1;
+        group_sources(src, dst, g, want, npe);
+        for (int64_t i = 0; i < npe * 4; i++) {
+            const Want *w = &want[i];
+            if (w->pe < 0)
+                continue;
+            any = 1;
+            same &= w->pe == i / 4 && src->space == dst->space &&
+                    w->addr == dst->base + 4 * g + i % 4;
+        }
+        for (int c = 0; c < 4; c++) {
+            sa[c] = same_addr(want, npe, c);
+            uni &= sa[c] != INT64_MIN;
+        }
+        if (!any || same)
+            how[g] = 'n';               /* nothing to move */
+        else if (!all_local(want, npe))
+            how[g] = 'd';
+        else if (uni)
+            how[g] = 'l';               /* inside each PE */
+        else if (fit(src, want, npe, k, coef))
+            how[g] = 'i';               /* each PE its own addresses */
+        else
+            how[g] = 'd';
+    }
+    /* Moving in place would overwrite sources still to be read. */
+    if (overlap(src, dst))
+        for (int64_t g = 0; g < ng; g++)
+            if (how[g] != 'n')
+                how[g] = 'd';
+    buf_puts(out, "# convert through the lowest common ancestor\n");
+    for (int64_t g = 0; g < ng; g++) {
+        int64_t sa[4], b = 2 * (dst->base + 4 * g);
+        const char *dsp = acc_layout_space_name(dst->space);
+        char so[96];
+
+        cnt->groups++;
+        if (how[g] == 'n') {
+            cnt->in_place++;
+            continue;
+        }
+        if (how[g] == 'd') {
+            if (!stored)
+                acc_layout_emit_store(out, src, scratch);
+            stored = 1;
+            cnt->dram++;
+            acc_layout_emit_load_group(out, dst, scratch, g);
+            continue;
+        }
+        group_sources(src, dst, g, want, npe);
+        for (int c = 0; c < 4; c++)
+            sa[c] = same_addr(want, npe, c);
+        if (how[g] == 'i') {
+            int64_t k[4], coef[ACC_MAX_LEVELS];
+            fit(src, want, npe, k, coef);
+            emit_t(out, m, k, coef);
+            snprintf(so, sizeof so, "%s[t]",
+                     acc_layout_space_name(src->space));
+            cnt->indirect++;
+        } else {
+            flat_src(so, sizeof so, src, sa);
+            cnt->local++;
+        }
+        /* An LM bank has one port: a move inside one bank goes through
+         * the GRF. */
+        if (src->space == dst->space)
+            buf_printf(out, "mov %s -> r[8+]\nnop/%d\nmov r[8+] -> "
+                       "%s[%lld+]\n", so, m->lat_grf, dsp, (long long)b);
+        else
+            buf_printf(out, "mov %s -> %s[%lld+]\n", so, dsp,
+                       (long long)b);
+    }
+    if (cnt->local || cnt->indirect)
+        buf_printf(out, "nop/%d\n", m->lat_lm);
+    free(want);
+    free(how);
     return 0;
 }

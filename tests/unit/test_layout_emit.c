@@ -56,33 +56,33 @@ static int placed(AccSim *sim, const AccLayout *L, const float *want)
     return bad == 0;
 }
 
-static void convert(const char *mach, int rows, int cols, const char *from,
-                    const char *to)
+/* Runs load, [convert,] store on the simulator and checks the result;
+ * route 0: none (the source stored back), 1: through the lowest common
+ * ancestor, 2: through DRAM.  Returns the simulated cycles, -1 on a
+ * failure. */
+static int64_t run(const AccMachine *m, AccLayout *A, AccLayout *B,
+                   int rows, int cols, int route, AccEmitCounts *cnt)
 {
-    const AccMachine *m = acc_machine_builtin(mach);
-    AccLayout *A, *B;
-    TlBuf prog, why;
+    TlBuf prog, why, e2;
     int64_t shape[2] = {rows, cols}, n = (int64_t)rows * cols;
-    int64_t lws = n / 2;
+    int64_t lws = n / 2, cyc = -1;
+    AccLayout *O = route ? B : A;
     AccProgram *p;
     AccSim *sim;
     TlTensor *in, *out;
     char err[128];
-    TlBuf e2;
 
-    S = tl_session_new();
-    A = lay(m, DT_F32, from);
-    B = lay(m, DT_F32, to);
-    CHECK(A && B);
-    if (!A || !B)
-        goto done;
     buf_init(&prog);
     buf_init(&why);
+    buf_init(&e2);
     buf_printf(&prog, ".input A f32[%d,%d] d[0]\n.output B f32[%d,%d] "
                "d[%lld]\n", rows, cols, rows, cols, (long long)(2 * lws));
     acc_layout_emit_load(&prog, A, 0);
-    CHECK(acc_layout_emit_convert(&prog, A, B, lws, &why) == 0);
-    acc_layout_emit_store(&prog, B, 2 * lws);
+    if (route == 1)
+        CHECK(acc_layout_emit_convert(&prog, A, B, lws, cnt, &why) == 0);
+    else if (route == 2)
+        CHECK(acc_layout_emit_convert_dram(&prog, A, B, lws, &why) == 0);
+    acc_layout_emit_store(&prog, O, 2 * lws);
     buf_puts(&prog, "halt\n");
     p = acc_assemble(S, tl_add_source(S, "conv.s", prog.s, prog.len), m, 0);
     CHECK(p != NULL);
@@ -94,37 +94,131 @@ static void convert(const char *mach, int rows, int cols, const char *from,
     in = tl_tensor_new(DT_F32, 2, shape, err, sizeof err);
     for (int64_t i = 0; i < n; i++)
         ((float *)in->data)[i] = (float)(i * 3 + 1);
-    buf_init(&e2);
     CHECK(acc_sim_set_input(sim, "A", in, &e2) == 0);
     CHECK(acc_sim_run(sim) == 0);
     out = acc_sim_get_output(sim, "B", &e2);
     CHECK(out && !memcmp(out->data, in->data, (size_t)n * 4));
-    CHECK(placed(sim, B, in->data));
-    printf("%s %dx%d f32: %s -> %s: %lld simulated cycles in all "
-           "(load, convert, store); plan estimate for the conversion %.0f\n",
-           mach, rows, cols, from, to,
-           (long long)acc_sim_stats(sim)->cycles,
-           acc_layout_convert_cost(&S->arena, A, B));
+    CHECK(placed(sim, O, in->data));
+    cyc = acc_sim_stats(sim)->cycles;
     tl_tensor_unref(out);
     tl_tensor_unref(in);
-    buf_free(&e2);
     acc_sim_free(sim);
 free_bufs:
     buf_free(&prog);
     buf_free(&why);
-done:
+    buf_free(&e2);
+    return cyc;
+}
+
+/* The simulated cycles of the conversion by itself (and a halt), on
+ * whatever the memories hold: along the plan, or through DRAM. */
+static int64_t alone(const AccMachine *m, AccLayout *A, AccLayout *B,
+                     int dram)
+{
+    TlBuf prog, why;
+    int64_t cyc = -1;
+    AccProgram *p;
+
+    buf_init(&prog);
+    buf_init(&why);
+    if (dram)
+        CHECK(acc_layout_emit_convert_dram(&prog, A, B, 0, &why) == 0);
+    else
+        CHECK(acc_layout_emit_convert(&prog, A, B, 0, NULL, &why) == 0);
+    buf_puts(&prog, "halt\n");
+    p = acc_assemble(S, tl_add_source(S, "alone.s", prog.s, prog.len), m,
+                     0);
+    CHECK(p != NULL);
+    if (p) {
+        AccSim *sim = acc_sim_new(S, p, 1);
+        CHECK(acc_sim_run(sim) == 0);
+        cyc = acc_sim_stats(sim)->cycles;
+        acc_sim_free(sim);
+    }
+    buf_free(&prog);
+    buf_free(&why);
+    return cyc;
+}
+
+/* Converts a rows x cols f32 tensor from one layout to another both
+ * ways and prints the conversion's simulated cycles (the program's
+ * minus that of the same load and store without it) beside the plan's
+ * estimate.  Returns the cycles of the route through the lowest common
+ * ancestor, the conversion alone; *c gets its routes. */
+static int64_t convert(const char *mach, int rows, int cols,
+                       const char *from, const char *to, AccEmitCounts *c)
+{
+    const AccMachine *m = acc_machine_builtin(mach);
+    AccLayout *A, *B;
+    int64_t lca;
+    AccEmitCounts local;
+
+    if (!c)
+        c = &local;
+    memset(c, 0, sizeof *c);
+    S = tl_session_new();
+    A = lay(m, DT_F32, from);
+    B = lay(m, DT_F32, to);
+    CHECK(A && B);
+    if (!A || !B) {
+        tl_session_free(S);
+        return -1;
+    }
+    run(m, A, B, rows, cols, 0, NULL);
+    run(m, A, B, rows, cols, 1, c);
+    run(m, A, B, rows, cols, 2, NULL);
+    lca = alone(m, A, B, 0);
+    printf("%s %dx%d f32: %s -> %s\n  %lld groups: %lld in place, %lld "
+           "mov, %lld mov from T, %lld through DRAM\n  "
+           "conversion alone: %lld cycles along the plan, %lld through DRAM "
+           "(simulated, with a halt); plan estimate %.0f\n",
+           mach, rows, cols, from, to, (long long)c->groups,
+           (long long)c->in_place, (long long)c->local,
+           (long long)c->indirect,
+           (long long)c->dram, (long long)lca,
+           (long long)alone(m, A, B, 1),
+           acc_layout_convert_cost(&S->arena, A, B));
     tl_session_free(S);
+    return lca;
 }
 
 int main(void)
 {
+    AccEmitCounts c;
+    int64_t cyc;
+
     /* tiny: one BM level. */
     convert("tiny", 4, 8, "((2_L1B, 2:1), (2_PE, 2:2, 2_W))",
-            "((2_MAB, 2), (4_PE, 2_W))");
+            "((2_MAB, 2), (4_PE, 2_W))", NULL);
     /* test: two BM levels, strided addresses, a placement, copies. */
     convert("test", 8, 16, "((2_L2B, 4:1), (2_L1B, 4_PE, 2_W))",
-            "lm1[8:24], (8,16)/((4_PE, 2), (4:2, 2, 2_W)); B@[L2B, MAB]");
+            "lm1[8:24], (8,16)/((4_PE, 2), (4:2, 2, 2_W)); B@[L2B, MAB]",
+            NULL);
     convert("test", 16, 16, "((2_L2B, 2_L1B, 4_MAB), (4_PE, 2, 2_W))",
-            "((4, 4_PE), (2_L1B, 2_L2B, 2, 2_W))");
+            "((4, 4_PE), (2_L1B, 2_L2B, 2, 2_W))", NULL);
+    /* Each route of the plan by itself.  In place: the same layout. */
+    convert("tiny", 4, 8, "((2_L1B, 2_MAB, 1), (4_PE, 2_W))",
+            "((2_L1B, 2_MAB, 1), (4_PE, 2_W))", &c);
+    CHECK(c.in_place == 1 && c.groups == 1);
+    /* Inside each PE: lm0 -> lm1 at other addresses.  By hand: the
+     * mov (1 step), lat_lm (2 steps), the halt (1): 16 cycles. */
+    cyc = convert("tiny", 16, 8, "((2_L1B, 2_MAB, 4), (4_PE, 2_W))",
+            "lm1[4:8], (16,8)/((2_L1B, 2_MAB, 4:1), (4_PE, 2_W))", &c);
+    CHECK(c.local == 1 && c.dram == 0 && cyc == 16);
+    /* Inside each PE, each its own block of a replicated source
+     * (addresses from the PE's ids).  By hand: 4 movs of the
+     * constants, lat_grf, mul by $pe's coefficient, lat_grf, add,
+     * lat_grf, mov to T, lat_grf, the mov, lat_lm, halt: 15 steps. */
+    cyc = convert("tiny", 4, 8, "((2_L1B, 2_MAB), (4, 2_W)); B@[PE]",
+            "lm1[0:1], (4,8)/((2_L1B, 2_MAB), (4_PE, 2_W))", &c);
+    CHECK(c.indirect == 1 && c.dram == 0 && cyc == 60);
+    convert("test", 64, 16, "((2_L2B, 4_MAB, 8), (8, 2_W)); B@[L1B, PE]",
+            "lm1[0:8], (64,16)/((2_L2B, 4_MAB, 4, 2_L1B), (4_PE, 2, 2_W))",
+            &c);
+    CHECK(c.indirect == 2 && c.dram == 0);
+    /* Across PEs: through DRAM. */
+    convert("tiny", 4, 8, "((2_L1B, 2_MAB), (4_PE, 2_W))",
+            "lm1[0:1], (4,8)/((2_MAB, 2_L1B), (4_PE, 2_W))", &c);
+    CHECK(c.dram == 1);
     return check_done();
 }
