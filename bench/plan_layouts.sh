@@ -4,22 +4,27 @@
 # naive fixed layout (every tensor in blocks of its row-major order
 # over all PEs, each stage still choosing its best distribution) on a
 # ResNet-style block and a transformer encoder block
-# (bench/plan_blocks.tdsl), from `tdsl lower --target accel --explain`.
+# (bench/plan_blocks.tdsl), from `tdsl lower --target accel --explain
+# --simulate`.
 #
-# All figures are the cost model's (codegen/acc/plan*.c and
-# layout_conv.c): the convolutions and matmuls of these blocks do not
-# run on the accel target yet, so nothing here is simulated.
+# The estimate columns are the cost model's (codegen/acc/plan*.c and
+# layout_conv.c).  The simulated columns run every conversion of the
+# plan by itself on the simulator, emitted by layout_emit.c
+# (codegen/acc/plan_sim.c): 'sim' of 'n' conversions could be emitted,
+# 'est' is the estimate of those same conversions, sim_lw the long
+# words they move over BM links and to and from DRAM.  The stages
+# themselves (convolutions, matmuls) do not run here.
 #
 # usage: bench/plan_layouts.sh [MACHINE]   (default test)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 tdsl=${TDSL:-$here/../tdsl}
 m=${1:-test}
-printf '%-10s %-8s %12s %12s %12s %12s %7s\n' block plan compute \
-    conv_cycles conv_lw total 'lw x'
+printf '%-9s %-7s %9s %10s %9s %8s %6s %9s %10s %10s\n' block plan \
+    compute est_cycles est_lw 'lw x' 'sim/n' est sim_cycles sim_lw
 for k in resblock encoder; do
     out=$("$tdsl" lower "$here/plan_blocks.tdsl" --kernel $k \
-        --target accel --explain --machine "$m")
+        --target accel --explain --simulate --machine "$m")
     for which in estimated naive; do
         line=$(printf '%s\n' "$out" | grep "^$which")
         c=$(printf '%s\n' "$line" | sed 's/.*compute \([0-9]*\),.*/\1/')
@@ -27,16 +32,24 @@ for k in resblock encoder; do
             sed 's/.*conversions \([0-9]*\) .*/\1/')
         lw=$(printf '%s\n' "$line" |
             sed 's/.*conversions [0-9]* ([0-9]*, \([0-9]*\) lw).*/\1/')
-        t=$(printf '%s\n' "$line" | sed 's/.*: \([0-9]*\) cycles$/\1/')
         if [ $which = estimated ]; then
+            s=$(printf '%s\n' "$out" | grep '^simulated plan:')
             plw=$lw
-            printf '%-10s %-8s %12s %12s %12s %12s\n' $k planner "$c" \
-                "$cv" "$lw" "$t"
+            x=
         else
-            printf '%-10s %-8s %12s %12s %12s %12s %7s\n' $k naive "$c" \
-                "$cv" "$lw" "$t" \
-                "$(awk -v a="$lw" -v b="$plw" \
-                    'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }')"
+            s=$(printf '%s\n' "$out" | grep '^simulated naive:')
+            x=$(awk -v a="$lw" -v b="$plw" \
+                'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }')
         fi
+        sn=$(printf '%s\n' "$s" |
+            sed 's/.*: \([0-9]*\) of \([0-9]*\) conv.*/\1\/\2/')
+        sc=$(printf '%s\n' "$s" | sed 's/.*simulated: \([0-9]*\) cyc.*/\1/')
+        se=$(printf '%s\n' "$s" | sed 's/.*(estimate \([0-9]*\)), .*/\1/')
+        sl=$(printf '%s\n' "$s" |
+            sed 's/.*, \([0-9]*\) lw over BM links and \([0-9]*\) to.*/\1 \2/' |
+            awk '{ print $1 + $2 }')
+        printf '%-9s %-7s %9s %10s %9s %8s %6s %9s %10s %10s\n' $k \
+            "$([ $which = estimated ] && echo planner || echo naive)" \
+            "$c" "$cv" "$lw" "$x" "$sn" "$se" "$sc" "$sl"
     done
 done

@@ -65,6 +65,7 @@ typedef struct CliKernelArgs {
     int nout;
     /* lower --target accel: --explain, --size NAME=N... */
     int explain;
+    int simulate;           /* --simulate: the plan's conversions run */
     const char **sizes;
     int nsizes;
 } CliKernelArgs;

@@ -48,6 +48,10 @@ int cli_kernel_args(int argc, char **argv, int compile, CliKernelArgs *a)
             a->explain = 1;
             continue;
         }
+        if (opts && !compile && !strcmp(arg, "--simulate")) {
+            a->simulate = 1;
+            continue;
+        }
         if (opts && !compile && (cli_opt_is(arg, "--size") ||
                                  cli_opt_is(arg, "--machine"))) {
             int size = cli_opt_is(arg, "--size");
@@ -110,9 +114,9 @@ int cli_kernel_args(int argc, char **argv, int compile, CliKernelArgs *a)
             return EXIT_USAGE;
         return EXIT_OK;
     }
-    if (a->explain || a->nsizes)
-        return cli_usage("%s: --explain and --size go with --target accel",
-                         cmd);
+    if (a->explain || a->nsizes || a->simulate)
+        return cli_usage("%s: --explain, --simulate and --size go with "
+                         "--target accel", cmd);
     if (compile && !strcmp(a->target, "accel")) {
         if (a->symbol)
             return cli_usage("%s: --symbol names a C entry; target 'accel' "

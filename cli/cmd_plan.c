@@ -1,10 +1,11 @@
 /*
  * cmd_plan.c - `tdsl lower FILE --kernel K --target accel --explain
- * [--machine M] [--size NAME=N]...`: the accel layout planner's choice
- * for every tensor of the kernel, with its reasons
- * (codegen/acc/plan.h).  Size variables the shapes leave open are
- * given with --size; the layouts of the kernel's accel schedule are
- * kept.
+ * [--machine M] [--size NAME=N]... [--simulate]`: the accel layout
+ * planner's choice for every tensor of the kernel, with its reasons
+ * (codegen/acc/plan.h); with --simulate, the plan's conversions (and
+ * the naive plan's) emitted and run on the simulator (plan_sim.c).
+ * Size variables the shapes leave open are given with --size; the
+ * layouts of the kernel's accel schedule are kept.
  */
 #include "cli/cli.h"
 #include "codegen/acc/plan.h"
@@ -70,6 +71,8 @@ int cli_lower_accel(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
         return EXIT_DIAG;
     buf_init(&b);
     acc_plan_explain(&b, p);
+    if (a->simulate)
+        acc_plan_explain_sim(&b, p);
     status = cli_put(&b);
     buf_free(&b);
     return status;

@@ -297,8 +297,13 @@ void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram);
  * there (nothing is written). */
 int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
                                int64_t dram, int64_t g);
+/* The long words of DRAM scratch area a conversion from src needs: the
+ * tensor row-major, or every top BM's image of each of its groups,
+ * whichever is larger (the conversion stores what takes fewer DMA
+ * ops). */
+int64_t acc_layout_emit_scratch(const AccLayout *src);
 /* Assembly converting the tensor from src to dst through a DRAM
- * scratch area of nelems/epl long words at `scratch`, every element.
+ * scratch area (acc_layout_emit_scratch) at `scratch`, every element.
  * -1 with the reason in why when a layout cannot be emitted yet. */
 int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
                                  const AccLayout *dst, int64_t scratch,

@@ -145,13 +145,17 @@ typedef struct Run {
     int store;              /* dma.st (BM -> DRAM), else dma.ld */
     const char *bm;
     int64_t node, bm0, d0, n;
+    int64_t ops;            /* ops flushed (out NULL: only counted) */
 } Run;
 
 static void run_flush(Run *r)
 {
     if (!r->n)
         return;
-    if (r->store)
+    r->ops++;
+    if (!r->out)
+        r->n = 0;
+    else if (r->store)
         buf_printf(r->out, "dma.st.t0@%lld %s[%lld:%lld] -> d[%lld]\n",
                    (long long)r->node, r->bm, (long long)r->bm0,
                    (long long)(r->bm0 + r->n), (long long)r->d0);
@@ -175,14 +179,38 @@ static void run_add(Run *r, int64_t node, int64_t bm, int64_t d)
     r->n++;
 }
 
-int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
-                               int64_t dram, int64_t g)
+static int64_t batch(const AccMachine *m);
+
+/* Where a conversion's DRAM scratch area keeps the long word of source
+ * S holding element e (copy 0): the image of S's group h on top node t
+ * at [(h * ntop + t) * span * 4], as the top BMs hold it. */
+static int64_t img_place(const AccLayout *S, int64_t e)
+{
+    const AccMachine *m = S->m;
+    int top = acc_bm_level(m, acc_bm_levels(m));
+    int64_t ntop = acc_level_nodes(m, top), span = acc_level_span(m, top);
+    int64_t pe, h, k;
+    AccLoc loc;
+
+    acc_layout_locate(S, e, 0, &loc);
+    pe = acc_loc_node(m, &loc, m->nlevels - 1);
+    h = (loc.addr - S->base) / 4;
+    k = (loc.addr - S->base) % 4;
+    return (h * ntop + pe / span) * span * 4 + (pe % span) * 4 + k;
+}
+
+/* The DMA half of loading group g of L from DRAM at dram into the top
+ * BMs at [off]: row-major, or (via not NULL) from the images of via's
+ * groups (img_place).  out NULL: only counts the DMA ops into *ops.
+ * 0 when L has nothing there. */
+static int load_dma(TlBuf *out, const AccLayout *L, int64_t dram,
+                    int64_t g, const AccLayout *via, int64_t off,
+                    int64_t *ops)
 {
     const AccMachine *m = L->m;
     int nbm = acc_bm_levels(m), top = acc_bm_level(m, nbm);
     int64_t ntop = acc_level_nodes(m, top), span = acc_level_span(m, top);
-    char tb[16], b[16], c[16];
-    const char *sp = acc_layout_space_name(L->space);
+    char tb[16];
     Run r;
 
     bm_name(tb, sizeof tb, nbm);
@@ -194,23 +222,89 @@ int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
             for (int k = 0; k < 4; k++) {
                 int64_t e = at(L, t * span + i, L->base + 4 * g + k, NULL);
                 if (e >= 0)
-                    run_add(&r, t, i * 4 + k, dram + e / L->epl);
+                    run_add(&r, t, off + i * 4 + k,
+                            dram + (via ? img_place(via, e) : e / L->epl));
             }
-    if (!r.n)
-        return 0;
     run_flush(&r);
-    buf_puts(out, "wait t0\n");
+    if (ops)
+        *ops += r.ops;
+    return r.ops > 0;
+}
+
+/* The other half: group g's image at [off] of the top BMs down every
+ * BM level to the PEs. */
+static void load_down(TlBuf *out, const AccLayout *L, int64_t g,
+                      int64_t off)
+{
+    const AccMachine *m = L->m;
+    int nbm = acc_bm_levels(m);
+    char b[16], c[16];
+
     for (int k = nbm; k >= 2; k--) {
         int lv = acc_bm_level(m, k);
+        int64_t o = k == nbm ? off : 0;
         bm_name(b, sizeof b, k);
         bm_name(c, sizeof c, k - 1);
-        buf_printf(out, "dist.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", k, b,
-                   (long long)(acc_level_span(m, lv) * 4), c,
-                   (long long)settle(m, k, 1));
+        buf_printf(out, "dist.L%d %s[%lld:%lld] -> %s[0]\nnop/%lld\n", k, b,
+                   (long long)o, (long long)(o + acc_level_span(m, lv) * 4),
+                   c, (long long)settle(m, k, 1));
     }
-    buf_printf(out, "dist.L1 lb[0] -> %s[%lld+]\nnop/%lld\n", sp,
+    buf_printf(out, "dist.L1 lb[%lld] -> %s[%lld+]\nnop/%lld\n",
+               (long long)(nbm == 1 ? off : 0),
+               acc_layout_space_name(L->space),
                (long long)(2 * (L->base + 4 * g)),
                (long long)settle(m, 1, 1));
+}
+
+/* Group images the top BMs hold at once. */
+static int64_t batch(const AccMachine *m)
+{
+    int top = acc_bm_level(m, acc_bm_levels(m));
+    int64_t n = m->level[top].bm_words / (acc_level_span(m, top) * 4);
+    return n > 0 ? n : 1;
+}
+
+/* Loads the groups of L that how marks 'd' (how NULL: all), a batch
+ * of them into the top BMs side by side, one wait, then each down. */
+static void load_groups(TlBuf *out, const AccLayout *L, int64_t dram,
+                        const char *how, const AccLayout *via)
+{
+    const AccMachine *m = L->m;
+    int top = acc_bm_level(m, acc_bm_levels(m));
+    int64_t img = acc_level_span(m, top) * 4, nb = batch(m);
+    int64_t *in = tl_xmalloc((size_t)(nb + 1) * sizeof *in);
+    int64_t n = 0;
+
+    for (int64_t g = 0; g <= groups(L); g++) {
+        if (g < groups(L) && (!how || how[g] == 'd') &&
+            load_dma(out, L, dram, g, via, n * img, NULL))
+            in[n++] = g;
+        if (n && (n == nb || g == groups(L))) {
+            buf_puts(out, "wait t0\n");
+            for (int64_t j = 0; j < n; j++)
+                load_down(out, L, in[j], j * img);
+            n = 0;
+        }
+    }
+    free(in);
+}
+
+/* The DMA ops of load_groups (out NULL). */
+static void count_loads(const AccLayout *L, const char *how,
+                        const AccLayout *via, int64_t *ops)
+{
+    for (int64_t g = 0; g < groups(L); g++)
+        if (!how || how[g] == 'd')
+            load_dma(NULL, L, 0, g, via, 0, ops);
+}
+
+int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
+                               int64_t dram, int64_t g)
+{
+    if (!load_dma(out, L, dram, g, NULL, 0, NULL))
+        return 0;
+    buf_puts(out, "wait t0\n");
+    load_down(out, L, g, 0);
     return 1;
 }
 
@@ -218,11 +312,13 @@ void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram)
 {
     buf_printf(out, "# load %s from d[%lld] (row-major)\n",
                acc_layout_space_name(L->space), (long long)dram);
-    for (int64_t g = 0; g < groups(L); g++)
-        acc_layout_emit_load_group(out, L, dram, g);
+    load_groups(out, L, dram, NULL, NULL);
 }
 
-void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
+/* Stores L to DRAM at dram: row-major, or (img) each group's image in
+ * the top BMs whole (img_place).  out NULL: only counts the DMA ops.
+ * Returns the DMA ops. */
+static int64_t store(TlBuf *out, const AccLayout *L, int64_t dram, int img)
 {
     const AccMachine *m = L->m;
     int nbm = acc_bm_levels(m), top = acc_bm_level(m, nbm);
@@ -236,32 +332,72 @@ void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
     r.out = out;
     r.store = 1;
     r.bm = tb;
-    buf_printf(out, "# store %s to d[%lld] (row-major)\n", sp,
-               (long long)dram);
+    if (out)
+        buf_printf(out, "# store %s to d[%lld] (%s)\n", sp, (long long)dram,
+                   img ? "BM images" : "row-major");
     for (int64_t g = 0; g < groups(L); g++) {
-        buf_printf(out, "gather.L1 %s[%lld+] -> lb[0]\nnop/%lld\n", sp,
-                   (long long)(2 * (L->base + 4 * g)),
-                   (long long)settle(m, 1, 0));
-        for (int k = 2; k <= nbm; k++) {
-            int lv = acc_bm_level(m, k - 1);
-            bm_name(b, sizeof b, k);
-            bm_name(c, sizeof c, k - 1);
-            buf_printf(out, "gather.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", k,
-                       c, (long long)(acc_level_span(m, lv) * 4), b,
-                       (long long)settle(m, k, 0));
+        /* A batch of groups side by side in the top BMs, one wait. */
+        int64_t off = (g % batch(m)) * span * 4;
+        if (out) {
+            buf_printf(out, "gather.L1 %s[%lld+] -> lb[%lld]\nnop/%lld\n",
+                       sp, (long long)(2 * (L->base + 4 * g)),
+                       (long long)(nbm == 1 ? off : 0),
+                       (long long)settle(m, 1, 0));
+            for (int k = 2; k <= nbm; k++) {
+                int lv = acc_bm_level(m, k - 1);
+                bm_name(b, sizeof b, k);
+                bm_name(c, sizeof c, k - 1);
+                buf_printf(out, "gather.L%d %s[0:%lld] -> %s[%lld]\n"
+                           "nop/%lld\n", k, c,
+                           (long long)(acc_level_span(m, lv) * 4), b,
+                           (long long)(k == nbm ? off : 0),
+                           (long long)settle(m, k, 0));
+            }
         }
         for (int64_t t = 0; t < ntop; t++)
             for (int64_t i = 0; i < span; i++)
                 for (int k = 0; k < 4; k++) {
-                    int64_t cp = -1;
-                    int64_t e = at(L, t * span + i, L->base + 4 * g + k, &cp);
+                    int64_t cp = -1, e;
+                    if (img) {
+                        run_add(&r, t, off + i * 4 + k, dram +
+                                (g * ntop + t) * span * 4 + i * 4 + k);
+                        continue;
+                    }
+                    e = at(L, t * span + i, L->base + 4 * g + k, &cp);
                     if (e < 0 || cp != 0 || e % L->epl)
                         continue;
-                    run_add(&r, t, i * 4 + k, dram + e / L->epl);
+                    run_add(&r, t, off + i * 4 + k, dram + e / L->epl);
                 }
-        run_flush(&r);
-        buf_puts(out, "wait t0\n");
+        if ((g + 1) % batch(m) == 0 || g + 1 == groups(L)) {
+            run_flush(&r);
+            if (out)
+                buf_puts(out, "wait t0\n");
+        }
     }
+    return r.ops;
+}
+
+void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
+{
+    store(out, L, dram, 0);
+}
+
+int64_t acc_layout_emit_scratch(const AccLayout *src)
+{
+    int64_t img = groups(src) * acc_machine_pes(src->m) * 4;
+    int64_t rm = (src->nelems + src->epl - 1) / src->epl;
+    return img > rm ? img : rm;
+}
+
+/* Whether the groups of dst marked in how ('d'; NULL: all) go through
+ * DRAM in fewer DMA ops with src's BM images than row-major. */
+static int use_images(const AccLayout *src, const AccLayout *dst,
+                      const char *how)
+{
+    int64_t rm = store(NULL, src, 0, 0), img = store(NULL, src, 0, 1);
+    count_loads(dst, how, NULL, &rm);
+    count_loads(dst, how, src, &img);
+    return img < rm;
 }
 
 int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
@@ -272,9 +408,12 @@ int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
               src->dtype == dst->dtype);
     if (!acc_layout_emit_ok(src, why) || !acc_layout_emit_ok(dst, why))
         return -1;
-    buf_puts(out, "# convert through DRAM\n");
-    acc_layout_emit_store(out, src, scratch);
-    acc_layout_emit_load(out, dst, scratch);
+    {
+        int img = use_images(src, dst, NULL);
+        buf_puts(out, "# convert through DRAM\n");
+        store(out, src, scratch, img);
+        load_groups(out, dst, scratch, NULL, img ? src : NULL);
+    }
     return 0;
 }
 
@@ -475,7 +614,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
     AccEmitCounts local;
     Want *want;
     char *how;
-    int stored = 0;
+    int stored = 0, img = 0;
 
     TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
               src->dtype == dst->dtype);
@@ -520,6 +659,10 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         for (int64_t g = 0; g < ng; g++)
             if (how[g] != 'n')
                 how[g] = 'd';
+    for (int64_t g = 0; g < ng && !img; g++)
+        if (how[g] == 'd')
+            img = 1 + use_images(src, dst, how);
+    img = img == 2;
     buf_puts(out, "# convert through the lowest common ancestor\n");
     for (int64_t g = 0; g < ng; g++) {
         int64_t sa[4], b = 2 * (dst->base + 4 * g);
@@ -532,11 +675,12 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
             continue;
         }
         if (how[g] == 'd') {
-            if (!stored)
-                acc_layout_emit_store(out, src, scratch);
+            if (!stored) {
+                store(out, src, scratch, img);
+                load_groups(out, dst, scratch, how, img ? src : NULL);
+            }
             stored = 1;
             cnt->dram++;
-            acc_layout_emit_load_group(out, dst, scratch, g);
             continue;
         }
         group_sources(src, dst, g, want, npe);

@@ -97,6 +97,11 @@ static double total(AccPlan *p)
     return sum;
 }
 
+double pl_total(AccPlan *p)
+{
+    return total(p);
+}
+
 static void greedy(AccPlan *p)
 {
     for (int i = 0; i < p->nt; i++)

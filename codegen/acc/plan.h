@@ -63,4 +63,24 @@ void acc_plan_totals(const AccPlan *p, int naive, AccPlanTotals *out);
  * naive fixed layout's totals for comparison. */
 void acc_plan_explain(TlBuf *out, const AccPlan *p);
 
+/* The conversions of the plan (naive 1: of the naive fixed layout's
+ * plan) emitted as instructions and each run by itself on the
+ * simulator (plan_sim.c). */
+typedef struct AccPlanSim {
+    int nconv;              /* conversions that move data */
+    int nsim;               /* of which emitted and simulated */
+    double est;             /* estimated cycles of the simulated ones */
+    int64_t est_words;      /* and their estimated lw over links */
+    int64_t cycles;         /* simulated cycles, one after the other */
+    int64_t link_words;     /* lw over the BM links (both directions) */
+    int64_t dram_words;     /* lw to and from DRAM */
+    int64_t groups_moved;   /* destination groups moved inside PEs */
+    int64_t groups_dram;    /* and through DRAM */
+    const char *why;        /* why the first one not simulated was not */
+} AccPlanSim;
+void acc_plan_simulate(const AccPlan *p, int naive, AccPlanSim *out);
+/* Two lines (the plan, the naive plan) of acc_plan_simulate's figures
+ * beside the estimates. */
+void acc_plan_explain_sim(TlBuf *out, const AccPlan *p);
+
 #endif

@@ -101,6 +101,12 @@ struct AccPlan {
                                  * (the naive plan) */
 };
 
+/* ---- plan.c -------------------------------------------------------- */
+
+/* The plan's estimated total with the current layouts; sets every
+ * stage's distribution (and the layouts that follow a stage). */
+double pl_total(AccPlan *p) TL_INTERNAL;
+
 /* ---- plan_graph.c -------------------------------------------------- */
 
 /* Fills p's tensors and stages from kernel k with the given size

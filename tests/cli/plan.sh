@@ -1,8 +1,9 @@
 # plan.sh - `tdsl lower --target accel --explain`: the layout planner's
 # choices with their reasons (golden, with a layout the schedule fixes),
 # a chain of elementwise stages that needs no conversion, a two-matmul
-# pipeline where the plan beats the naive fixed layout, and the
-# refusals (no --explain, an unknown or missing size, kernel calls).
+# pipeline where the plan beats the naive fixed layout (and its
+# conversions simulated), and the refusals (no --explain, an unknown or
+# missing size, kernel calls, --simulate on cpu).
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMP" || exit 1
 
@@ -74,6 +75,22 @@ nw=$(sed -n 's/^naive fixed .*conversions [0-9]* ([0-9]*, \([0-9]*\) lw).*/\1/p'
 grep -q '^    compute [0-9]* cycles (matrix unit' mlp.out ||
     fail "mlp: not on the matrix unit: $(cat mlp.out)"
 
+# --simulate: the naive plan's conversions run on the simulator, each
+# emitted (all of them here), costing more than nothing.
+"$TDSL" lower k.tdsl --kernel mlp --target accel --explain --simulate \
+    --machine tiny >sim.out 2>err || fail "simulate: exit $?: $(cat err)"
+grep -q '^simulated plan: 0 of 0 conversions simulated: 0 cycles' sim.out ||
+    fail "simulate, plan: $(cat sim.out)"
+line=$(grep '^simulated naive: ' sim.out) ||
+    fail "simulate, naive: $(cat sim.out)"
+n=$(grep -c '^stage' mlp.out)
+conv=$(sed -n 's/^naive fixed .*conversions [0-9]* (\([0-9]*\),.*/\1/p' \
+    mlp.out)
+case $line in
+"simulated naive: $conv of $conv conversions simulated: "[1-9]*) ;;
+*) fail "simulate: $line (naive converts $conv times, $n stages)" ;;
+esac
+
 # Refusals.
 "$TDSL" lower k.tdsl --kernel rows --target accel >out 2>err
 [ $? = 2 ] || fail "accel without --explain did not exit 2"
@@ -88,6 +105,10 @@ grep -q "the size 'N' of 'ew' is not known: give it with --size N=N" err ||
 grep -q "'Q' is not a size of 'ew'" err || fail "unknown size: $(cat err)"
 "$TDSL" lower k.tdsl --kernel rows --explain >out 2>err
 [ $? = 2 ] || fail "--explain on cpu did not exit 2"
+"$TDSL" lower k.tdsl --kernel rows --simulate >out 2>err
+[ $? = 2 ] || fail "--simulate on cpu did not exit 2"
+grep -q -- '--explain, --simulate and --size go with --target accel' err ||
+    fail "--simulate on cpu: $(cat err)"
 "$TDSL" lower k.tdsl --kernel twice --target accel --explain >out 2>err
 [ $? = 1 ] || fail "a kernel call did not exit 1"
 grep -q 'error: accel target cannot compile calls of other kernels' err ||

@@ -65,7 +65,7 @@ static int64_t run(const AccMachine *m, AccLayout *A, AccLayout *B,
 {
     TlBuf prog, why, e2;
     int64_t shape[2] = {rows, cols}, n = (int64_t)rows * cols;
-    int64_t lws = n / 2, cyc = -1;
+    int64_t lws = n / 2, cyc = -1, out_at;
     AccLayout *O = route ? B : A;
     AccProgram *p;
     AccSim *sim;
@@ -75,14 +75,15 @@ static int64_t run(const AccMachine *m, AccLayout *A, AccLayout *B,
     buf_init(&prog);
     buf_init(&why);
     buf_init(&e2);
+    out_at = lws + acc_layout_emit_scratch(A);
     buf_printf(&prog, ".input A f32[%d,%d] d[0]\n.output B f32[%d,%d] "
-               "d[%lld]\n", rows, cols, rows, cols, (long long)(2 * lws));
+               "d[%lld]\n", rows, cols, rows, cols, (long long)out_at);
     acc_layout_emit_load(&prog, A, 0);
     if (route == 1)
         CHECK(acc_layout_emit_convert(&prog, A, B, lws, cnt, &why) == 0);
     else if (route == 2)
         CHECK(acc_layout_emit_convert_dram(&prog, A, B, lws, &why) == 0);
-    acc_layout_emit_store(&prog, O, 2 * lws);
+    acc_layout_emit_store(&prog, O, out_at);
     buf_puts(&prog, "halt\n");
     p = acc_assemble(S, tl_add_source(S, "conv.s", prog.s, prog.len), m, 0);
     CHECK(p != NULL);
