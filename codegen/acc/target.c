@@ -199,12 +199,25 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                "conversions %.0f, DRAM in/out %.0f); simulated/estimated "
                "%.2f\n", t.total, t.compute, t.conv, t.io,
                t.total > 0 ? (double)st->cycles / t.total : 0.0);
-    /* TODO(issue 6): count the traffic of conversions the program
-     * runs once code generation converts between the plan's layouts;
-     * today the runner lays tensors out in DRAM before the run. */
-    buf_printf(out, "conversion 0 lw simulated (none runs on the machine; "
-               "the planner's layouts: %lld lw)\n",
-               (long long)t.conv_words);
+    /* TODO(issue 6): stages in the plan's layouts with its conversions
+     * in the program (cg_pipe.c keeps one layout for every tensor);
+     * until then the plan's conversions run each by itself. */
+    if (!t.nconv) {
+        buf_printf(out, "conversion 0 lw in the program (one layout for "
+                   "every tensor); the plan converts nothing\n");
+        return;
+    }
+    {
+        AccPlanSim ps;
+        acc_plan_simulate(p, 0, &ps);
+        buf_printf(out, "conversion 0 lw in the program (one layout for "
+                   "every tensor); the plan's %d conversions, %d emitted "
+                   "and each simulated alone: %lld cycles, %lld lw "
+                   "(estimated %.0f cycles, %lld lw)\n", ps.nconv, ps.nsim,
+                   (long long)ps.cycles,
+                   (long long)(ps.link_words + ps.dram_words), ps.est,
+                   (long long)ps.est_words);
+    }
 }
 
 /* Assembles and runs p; the output in *out. */

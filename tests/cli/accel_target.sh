@@ -37,6 +37,8 @@ grep -q '^    cycles     [1-9][0-9]* ' out || fail "cycles: $(cat out)"
 grep -q '^    util ' out || fail "no utilization: $(cat out)"
 grep -q '^    planner    [1-9][0-9]* cycles estimated .*simulated/estimated' \
     out || fail "no planner estimate: $(cat out)"
+grep -q '^    conversion 0 lw in the program .*the plan converts nothing$' \
+    out || fail "no conversion line: $(cat out)"
 
 for m in tiny mn2; do
     TDSL_MACHINE=$m "$TDSL" k.tdsl >out 2>err || fail "$m: $(cat err)"
