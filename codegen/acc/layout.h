@@ -318,6 +318,10 @@ typedef struct AccEmitCounts {
                              * addresses on every PE */
     int64_t indirect;       /* ALU mov inside each PE from addresses
                              * computed from its ids (T operand) */
+    int64_t bcast;          /* gathered up to the lowest BM where
+                             * they meet, then one PE's long words
+                             * broadcast down, or each child's image
+                             * rebuilt there 4 long words at a time */
     int64_t dram;           /* through the DRAM scratch area */
 } AccEmitCounts;
 

@@ -24,15 +24,20 @@
  * source), an ALU `mov` reads it: from addresses all PEs share, or
  * from each PE's own addresses through the T operand, computed from
  * the PE's ids when they are an affine function of its child indices
- * (a block of a replicated tensor).  Other groups, and every group when
- * source and destination share addresses, go through DRAM (the source
- * stored once).  TODO(issue 6): elements meeting in a MAB or a BM
- * (msl/msr rotations, gather then dist/mbcast/bcast through the lowest
- * common BM, write masks from `$gpe` compares for PE-dependent
- * patterns), so that only elements meeting at the root go through
- * DRAM.  Every route writes each PE's 4 addresses of a group,
- * including places the layout leaves empty.  The conversion uses
- * r[0:16], s[0:8] and T as scratch.
+ * (a block of a replicated tensor).  When each comes from a PE under
+ * its own node of some BM level, with the addresses all PEs share:
+ * every PE's 4 long words gathered up to the lowest such level, then
+ * either one PE's broadcast down (`bcast` at each level), or each
+ * child's image rebuilt there 4 long words at a time (a `bcast` per
+ * PE below the child, when the pattern is the same under every child)
+ * and distributed down.  Other groups, and every group when source
+ * and destination share addresses, go through DRAM (the source stored
+ * once).  TODO(issue 6): rotations inside MABs (msl/msr), PE-dependent
+ * addresses across PEs (write masks from `$gpe` compares), patterns
+ * that differ between children (ucast), so that only elements meeting
+ * at the root go through DRAM.  Every route writes each PE's 4
+ * addresses of a group, including places the layout leaves empty.  The
+ * conversion uses r[0:16], s[0:8], T and the BMs as scratch.
  */
 #include "codegen/acc/layout.h"
 
@@ -585,6 +590,150 @@ static void flat_src(char *buf, size_t n, const AccLayout *S,
              (long long)(2 * a[3]));
 }
 
+/* Whether the group is a broadcast: every used place takes, in its
+ * sub-cycle c, the long word at the address every PE shares (sa[c])
+ * of the PE at one position ql under its node of BM level k (the
+ * lowest such k).  1 with *k and *ql set. */
+static int bcast_from(const AccMachine *m, const Want *want, int64_t npe,
+                      int *kp, int64_t *ql)
+{
+    for (int k = 1; k <= acc_bm_levels(m); k++) {
+        int64_t span = acc_level_span(m, acc_bm_level(m, k)), q = -1;
+        int ok = 1;
+        for (int64_t p = 0; p < npe && ok; p++)
+            for (int c = 0; c < 4 && ok; c++) {
+                const Want *w = &want[p * 4 + c];
+                if (w->pe < 0)
+                    continue;
+                if (w->pe / span != p / span ||
+                    (q >= 0 && w->pe % span != q))
+                    ok = 0;
+                q = w->pe % span;
+            }
+        if (ok && q >= 0) {
+            *kp = k;
+            *ql = q;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Steps after a broadcast of 4 long words by BM level k before they
+ * may be read. */
+static int64_t bsettle(const AccMachine *m, int k)
+{
+    const AccLevel *l = &m->level[acc_bm_level(m, k)];
+    double cyc = fmax(4.0 / l->bw_bm[ACC_XK_BCAST],
+                      4.0 / l->bw_child[ACC_XK_BCAST]);
+    return (int64_t)ceil(cyc / m->step_cycles) + l->lat_steps + 1;
+}
+
+/* The broadcast: gather source operand so (every PE's 4 long words) up
+ * to BM level k, then PE ql's 4 long words down to every PE below. */
+static void emit_bcast(TlBuf *out, const AccMachine *m, const char *so,
+                       const char *dst, int k, int64_t ql)
+{
+    char b[16], c[16];
+
+    buf_printf(out, "gather.L1 %s -> lb[0]\nnop/%lld\n", so,
+               (long long)settle(m, 1, 0));
+    for (int j = 2; j <= k; j++) {
+        bm_name(b, sizeof b, j);
+        bm_name(c, sizeof c, j - 1);
+        buf_printf(out, "gather.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", j, c,
+                   (long long)(acc_level_span(m, acc_bm_level(m, j - 1)) *
+                               4), b, (long long)settle(m, j, 0));
+    }
+    for (int j = k; j >= 2; j--) {
+        int64_t from = j == k ? 4 * ql : 0;
+        bm_name(b, sizeof b, j);
+        bm_name(c, sizeof c, j - 1);
+        buf_printf(out, "bcast.L%d %s[%lld:%lld] -> %s[0]\nnop/%lld\n", j,
+                   b, (long long)from, (long long)(from + 4), c,
+                   (long long)bsettle(m, j));
+    }
+    buf_printf(out, "bcast.L1 lb[%lld] -> %s\nnop/%lld\n",
+               (long long)(k == 1 ? 4 * ql : 0), dst,
+               (long long)bsettle(m, 1));
+}
+
+/* Whether the group can be rebuilt through BM level k (k >= 2): every
+ * used place takes, in its sub-cycle c, the long word at the address
+ * every PE shares (sa[c]) of a PE under its own level-k node, whose
+ * position there q[i] depends only on the place's PE position i under
+ * its level k-1 node.  1 with q[0 .. span(k-1)-1] set (0 where no
+ * place needs one). */
+static int slot_map(const AccMachine *m, const Want *want, int64_t npe,
+                    int k, int64_t *q)
+{
+    int64_t sk = acc_level_span(m, acc_bm_level(m, k));
+    int64_t sc = acc_level_span(m, acc_bm_level(m, k - 1));
+
+    for (int64_t i = 0; i < sc; i++)
+        q[i] = -1;
+    for (int64_t p = 0; p < npe; p++)
+        for (int c = 0; c < 4; c++) {
+            const Want *w = &want[p * 4 + c];
+            int64_t i = p % sc;
+            if (w->pe < 0)
+                continue;
+            if (w->pe / sk != p / sk || (q[i] >= 0 && q[i] != w->pe % sk))
+                return 0;
+            q[i] = w->pe % sk;
+        }
+    for (int64_t i = 0; i < sc; i++)
+        if (q[i] < 0)
+            q[i] = 0;
+    return 1;
+}
+
+/* The lowest BM level k >= 2 slot_map accepts, or 0. */
+static int slot_level(const AccMachine *m, const Want *want, int64_t npe,
+                      int64_t *q)
+{
+    for (int k = 2; k <= acc_bm_levels(m); k++)
+        if (slot_map(m, want, npe, k, q))
+            return k;
+    return 0;
+}
+
+/* The rebuild: every PE's 4 long words gathered up to BM level k, the
+ * image of each level k-1 node rebuilt there 4 long words at a time
+ * (q, broadcast to every child alike), then distributed down. */
+static void emit_slots(TlBuf *out, const AccMachine *m, const char *so,
+                       const char *dst, int k, const int64_t *q)
+{
+    int64_t sc = acc_level_span(m, acc_bm_level(m, k - 1));
+    char b[16], c[16];
+
+    buf_printf(out, "gather.L1 %s -> lb[0]\nnop/%lld\n", so,
+               (long long)settle(m, 1, 0));
+    for (int j = 2; j <= k; j++) {
+        bm_name(b, sizeof b, j);
+        bm_name(c, sizeof c, j - 1);
+        buf_printf(out, "gather.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", j, c,
+                   (long long)(acc_level_span(m, acc_bm_level(m, j - 1)) *
+                               4), b, (long long)settle(m, j, 0));
+    }
+    bm_name(b, sizeof b, k);
+    bm_name(c, sizeof c, k - 1);
+    for (int64_t i = 0; i < sc; i++)
+        buf_printf(out, "bcast.L%d %s[%lld:%lld] -> %s[%lld]\n", k, b,
+                   (long long)(4 * q[i]), (long long)(4 * q[i] + 4), c,
+                   (long long)(4 * i));
+    buf_printf(out, "nop/%lld\n", (long long)bsettle(m, k));
+    for (int j = k - 1; j >= 2; j--) {
+        bm_name(b, sizeof b, j);
+        bm_name(c, sizeof c, j - 1);
+        buf_printf(out, "dist.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", j, b,
+                   (long long)(acc_level_span(m, acc_bm_level(m, j)) * 4),
+                   c, (long long)settle(m, j, 1));
+    }
+    buf_printf(out, "dist.L1 lb[0] -> %s\nnop/%lld\n", dst,
+               (long long)settle(m, 1, 1));
+}
+
 /* Where each place of destination group g comes from. */
 static void group_sources(const AccLayout *src, const AccLayout *dst,
                           int64_t g, Want *want, int64_t npe)
@@ -613,6 +762,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
     int64_t npe = acc_machine_pes(m), ng = groups(dst);
     AccEmitCounts local;
     Want *want;
+    int64_t *qs;
     char *how;
     int stored = 0, img = 0;
 
@@ -624,12 +774,14 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         cnt = &local;
     memset(cnt, 0, sizeof *cnt);
     want = tl_xmalloc((size_t)npe * 4 * sizeof *want);
+    qs = tl_xmalloc((size_t)npe * sizeof *qs);
     how = tl_xmalloc((size_t)(ng ? ng : 1));
     /* Decide every group first: the source goes to DRAM once, before
      * any group that needs it. */
     for (int64_t g = 0; g < ng; g++) {
-        int64_t sa[4], k[4], coef[ACC_MAX_LEVELS];
-        int same = 1, any = 0, uni = 1;
+        int64_t sa[4], k[4], coef[ACC_MAX_LEVELS], bq;
+        int64_t *q = qs;
+        int same = 1, any = 0, uni = 1, bk;
         group_sources(src, dst, g, want, npe);
         for (int64_t i = 0; i < npe * 4; i++) {
             const Want *w = &want[i];
@@ -646,7 +798,9 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         if (!any || same)
             how[g] = 'n';               /* nothing to move */
         else if (!all_local(want, npe))
-            how[g] = 'd';
+            how[g] = !uni ? 'd'
+                     : bcast_from(m, want, npe, &bk, &bq) ? 'b'
+                     : slot_level(m, want, npe, q) ? 'q' : 'd';
         else if (uni)
             how[g] = 'l';               /* inside each PE */
         else if (fit(src, want, npe, k, coef))
@@ -686,6 +840,26 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         group_sources(src, dst, g, want, npe);
         for (int c = 0; c < 4; c++)
             sa[c] = same_addr(want, npe, c);
+        if (how[g] == 'b') {
+            int bk = 0;
+            int64_t bq = 0;
+            char to[64];
+            bcast_from(m, want, npe, &bk, &bq);
+            flat_src(so, sizeof so, src, sa);
+            snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
+            emit_bcast(out, m, so, to, bk, bq);
+            cnt->bcast++;
+            continue;
+        }
+        if (how[g] == 'q') {
+            char to[64];
+            int k = slot_level(m, want, npe, qs);
+            flat_src(so, sizeof so, src, sa);
+            snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
+            emit_slots(out, m, so, to, k, qs);
+            cnt->bcast++;
+            continue;
+        }
         if (how[g] == 'i') {
             int64_t k[4], coef[ACC_MAX_LEVELS];
             fit(src, want, npe, k, coef);
@@ -709,6 +883,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
     if (cnt->local || cnt->indirect)
         buf_printf(out, "nop/%d\n", m->lat_lm);
     free(want);
+    free(qs);
     free(how);
     return 0;
 }

@@ -170,12 +170,12 @@ static int64_t convert(const char *mach, int rows, int cols,
     run(m, A, B, rows, cols, 2, NULL);
     lca = alone(m, A, B, 0);
     printf("%s %dx%d f32: %s -> %s\n  %lld groups: %lld in place, %lld "
-           "mov, %lld mov from T, %lld through DRAM\n  "
+           "mov, %lld mov from T, %lld through BMs, %lld through DRAM\n  "
            "conversion alone: %lld cycles along the plan, %lld through DRAM "
            "(simulated, with a halt); plan estimate %.0f\n",
            mach, rows, cols, from, to, (long long)c->groups,
            (long long)c->in_place, (long long)c->local,
-           (long long)c->indirect,
+           (long long)c->indirect, (long long)c->bcast,
            (long long)c->dram, (long long)lca,
            (long long)alone(m, A, B, 1),
            acc_layout_convert_cost(&S->arena, A, B));
@@ -217,6 +217,19 @@ int main(void)
             "lm1[0:8], (64,16)/((2_L2B, 4_MAB, 4, 2_L1B), (4_PE, 2, 2_W))",
             &c);
     CHECK(c.indirect == 2 && c.dram == 0);
+    /* Copies of one PE's long words under each L1B (a broadcast from
+     * the L1 BM), and under the L2B (gathered up to L2 first). */
+    convert("tiny", 4, 8, "((2_L1B, 2), (4, 2_W))",
+            "lm1[0:8], (4,8)/((2_L1B, 2), (4, 2_W)); B@[MAB, PE]", &c);
+    CHECK(c.bcast == 2 && c.dram == 0);
+    convert("test", 4, 8, "((4), (4, 2_W))",
+            "lm1[0:16], (4,8)/((4), (4, 2_W)); B@[L1B, MAB, PE]", &c);
+    CHECK(c.bcast == 4 && c.dram == 0);
+    /* Each MAB's copy from its own PE 0 of L1B 0: each L1 image
+     * rebuilt in the L2 BM, 4 long words at a time. */
+    convert("test", 8, 8, "((2_L2B, 4_MAB), (4, 2_W))",
+            "lm1[0:4], (8,8)/((2_L2B, 4_MAB), (4, 2_W)); B@[L1B, PE]", &c);
+    CHECK(c.bcast == 1 && c.dram == 0);
     /* Across PEs: through DRAM. */
     convert("tiny", 4, 8, "((2_L1B, 2_MAB), (4_PE, 2_W))",
             "lm1[0:1], (4,8)/((2_MAB, 2_L1B), (4_PE, 2_W))", &c);
