@@ -322,6 +322,9 @@ typedef struct AccEmitCounts {
                              * they meet, then one PE's long words
                              * broadcast down, or each child's image
                              * rebuilt there 4 long words at a time */
+    int64_t root;           /* the same through the top BMs and DRAM:
+                             * each top node's image out, the one it
+                             * takes from in */
     int64_t dram;           /* through the DRAM scratch area */
 } AccEmitCounts;
 

@@ -30,12 +30,16 @@
  * either one PE's broadcast down (`bcast` at each level), or each
  * child's image rebuilt there 4 long words at a time (a `bcast` per
  * PE below the child, when the pattern is the same under every child)
- * and distributed down.  Other groups, and every group when source
- * and destination share addresses, go through DRAM (the source stored
- * once).  TODO(issue 6): rotations inside MABs (msl/msr), PE-dependent
- * addresses across PEs (write masks from `$gpe` compares), patterns
- * that differ between children (ucast), so that only elements meeting
- * at the root go through DRAM.  Every route writes each PE's 4
+ * and distributed down.  When the pattern is the same but the source
+ * is under another top node, the top BMs' images go through DRAM
+ * whole (one DMA op per top node each way) and are rebuilt the same
+ * way.  Other groups, and every group when source and destination
+ * share addresses, go through DRAM element by element (the source
+ * stored once).  TODO(issue 6): rotations inside MABs (msl/msr),
+ * PE-dependent addresses across PEs (write masks from `$gpe`
+ * compares), patterns that differ between children (ucast), batching
+ * the groups of the BM routes, so that only elements meeting at the
+ * root go through DRAM, in long runs.  Every route writes each PE's 4
  * addresses of a group, including places the layout leaves empty.  The
  * conversion uses r[0:16], s[0:8], T and the BMs as scratch.
  */
@@ -688,6 +692,46 @@ static int slot_map(const AccMachine *m, const Want *want, int64_t npe,
     return 1;
 }
 
+/* slot_map's rebuild through the top BM level and DRAM: each top node
+ * takes from one top node tsrc[t] (any), the position q[i] there
+ * depending only on the place's PE position i under its child.  1 when
+ * it holds (the machine has two BM levels or more, and a top BM holds
+ * two images). */
+static int root_map(const AccMachine *m, const Want *want, int64_t npe,
+                    int64_t *q, int64_t *tsrc)
+{
+    int k = acc_bm_levels(m), top = acc_bm_level(m, k);
+    int64_t sk, sc, nt = acc_level_nodes(m, top);
+
+    if (k < 2 || 8 * acc_level_span(m, top) > m->level[top].bm_words)
+        return 0;
+    sk = acc_level_span(m, top);
+    sc = acc_level_span(m, acc_bm_level(m, k - 1));
+    for (int64_t i = 0; i < sc; i++)
+        q[i] = -1;
+    for (int64_t t = 0; t < nt; t++)
+        tsrc[t] = -1;
+    for (int64_t p = 0; p < npe; p++)
+        for (int c = 0; c < 4; c++) {
+            const Want *w = &want[p * 4 + c];
+            int64_t i = p % sc, t = p / sk;
+            if (w->pe < 0)
+                continue;
+            if ((tsrc[t] >= 0 && tsrc[t] != w->pe / sk) ||
+                (q[i] >= 0 && q[i] != w->pe % sk))
+                return 0;
+            tsrc[t] = w->pe / sk;
+            q[i] = w->pe % sk;
+        }
+    for (int64_t i = 0; i < sc; i++)
+        if (q[i] < 0)
+            q[i] = 0;
+    for (int64_t t = 0; t < nt; t++)
+        if (tsrc[t] < 0)
+            tsrc[t] = t;
+    return 1;
+}
+
 /* The lowest BM level k >= 2 slot_map accepts, or 0. */
 static int slot_level(const AccMachine *m, const Want *want, int64_t npe,
                       int64_t *q)
@@ -702,9 +746,11 @@ static int slot_level(const AccMachine *m, const Want *want, int64_t npe,
  * image of each level k-1 node rebuilt there 4 long words at a time
  * (q, broadcast to every child alike), then distributed down. */
 static void emit_slots(TlBuf *out, const AccMachine *m, const char *so,
-                       const char *dst, int k, const int64_t *q)
+                       const char *dst, int k, const int64_t *q,
+                       const int64_t *tsrc, int64_t scratch)
 {
     int64_t sc = acc_level_span(m, acc_bm_level(m, k - 1));
+    int64_t sk = acc_level_span(m, acc_bm_level(m, k)), x = 0;
     char b[16], c[16];
 
     buf_printf(out, "gather.L1 %s -> lb[0]\nnop/%lld\n", so,
@@ -718,10 +764,27 @@ static void emit_slots(TlBuf *out, const AccMachine *m, const char *so,
     }
     bm_name(b, sizeof b, k);
     bm_name(c, sizeof c, k - 1);
+    if (tsrc) {
+        /* Through DRAM: each top node's image out, then the image of
+         * the node it takes from in, beside its own. */
+        int64_t nt = acc_level_nodes(m, acc_bm_level(m, k));
+        x = 4 * sk;
+        for (int64_t t = 0; t < nt; t++)
+            buf_printf(out, "dma.st.t0@%lld %s[0:%lld] -> d[%lld]\n",
+                       (long long)t, b, (long long)(4 * sk),
+                       (long long)(scratch + t * 4 * sk));
+        buf_puts(out, "wait t0\n");
+        for (int64_t t = 0; t < nt; t++)
+            buf_printf(out, "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
+                       (long long)t, (long long)(scratch + tsrc[t] * 4 * sk),
+                       (long long)(scratch + (tsrc[t] + 1) * 4 * sk), b,
+                       (long long)x);
+        buf_puts(out, "wait t0\n");
+    }
     for (int64_t i = 0; i < sc; i++)
         buf_printf(out, "bcast.L%d %s[%lld:%lld] -> %s[%lld]\n", k, b,
-                   (long long)(4 * q[i]), (long long)(4 * q[i] + 4), c,
-                   (long long)(4 * i));
+                   (long long)(x + 4 * q[i]), (long long)(x + 4 * q[i] + 4),
+                   c, (long long)(4 * i));
     buf_printf(out, "nop/%lld\n", (long long)bsettle(m, k));
     for (int j = k - 1; j >= 2; j--) {
         bm_name(b, sizeof b, j);
@@ -774,13 +837,14 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         cnt = &local;
     memset(cnt, 0, sizeof *cnt);
     want = tl_xmalloc((size_t)npe * 4 * sizeof *want);
-    qs = tl_xmalloc((size_t)npe * sizeof *qs);
+    /* slot positions, then top nodes (root_map) */
+    qs = tl_xmalloc((size_t)(2 * npe) * sizeof *qs);
     how = tl_xmalloc((size_t)(ng ? ng : 1));
     /* Decide every group first: the source goes to DRAM once, before
      * any group that needs it. */
     for (int64_t g = 0; g < ng; g++) {
         int64_t sa[4], k[4], coef[ACC_MAX_LEVELS], bq;
-        int64_t *q = qs;
+        int64_t *q = qs, *ts = qs + npe;
         int same = 1, any = 0, uni = 1, bk;
         group_sources(src, dst, g, want, npe);
         for (int64_t i = 0; i < npe * 4; i++) {
@@ -800,7 +864,8 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         else if (!all_local(want, npe))
             how[g] = !uni ? 'd'
                      : bcast_from(m, want, npe, &bk, &bq) ? 'b'
-                     : slot_level(m, want, npe, q) ? 'q' : 'd';
+                     : slot_level(m, want, npe, q) ? 'q'
+                     : root_map(m, want, npe, q, ts) ? 'R' : 'd';
         else if (uni)
             how[g] = 'l';               /* inside each PE */
         else if (fit(src, want, npe, k, coef))
@@ -856,8 +921,18 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
             int k = slot_level(m, want, npe, qs);
             flat_src(so, sizeof so, src, sa);
             snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
-            emit_slots(out, m, so, to, k, qs);
+            emit_slots(out, m, so, to, k, qs, NULL, 0);
             cnt->bcast++;
+            continue;
+        }
+        if (how[g] == 'R') {
+            char to[64];
+            root_map(m, want, npe, qs, qs + npe);
+            flat_src(so, sizeof so, src, sa);
+            snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
+            emit_slots(out, m, so, to, acc_bm_levels(m), qs, qs + npe,
+                       scratch);
+            cnt->root++;
             continue;
         }
         if (how[g] == 'i') {

@@ -170,12 +170,14 @@ static int64_t convert(const char *mach, int rows, int cols,
     run(m, A, B, rows, cols, 2, NULL);
     lca = alone(m, A, B, 0);
     printf("%s %dx%d f32: %s -> %s\n  %lld groups: %lld in place, %lld "
-           "mov, %lld mov from T, %lld through BMs, %lld through DRAM\n  "
+           "mov, %lld mov from T, %lld through BMs, %lld BM images through "
+           "DRAM, %lld through DRAM\n  "
            "conversion alone: %lld cycles along the plan, %lld through DRAM "
            "(simulated, with a halt); plan estimate %.0f\n",
            mach, rows, cols, from, to, (long long)c->groups,
            (long long)c->in_place, (long long)c->local,
            (long long)c->indirect, (long long)c->bcast,
+           (long long)c->root,
            (long long)c->dram, (long long)lca,
            (long long)alone(m, A, B, 1),
            acc_layout_convert_cost(&S->arena, A, B));
@@ -230,6 +232,11 @@ int main(void)
     convert("test", 8, 8, "((2_L2B, 4_MAB), (4, 2_W))",
             "lm1[0:4], (8,8)/((2_L2B, 4_MAB), (4, 2_W)); B@[L1B, PE]", &c);
     CHECK(c.bcast == 1 && c.dram == 0);
+    /* Rows of both L2Bs copied to every PE: each group's top images
+     * through DRAM whole, then rebuilt in the L2 BM. */
+    convert("test", 8, 8, "((2_L2B, 4), (4, 2_W))",
+            "lm1[0:32], (8,8)/((8), (4, 2_W)); B@[L2B, L1B, MAB, PE]", &c);
+    CHECK(c.root == 8 && c.dram == 0);
     /* Across PEs: through DRAM. */
     convert("tiny", 4, 8, "((2_L1B, 2_MAB), (4_PE, 2_W))",
             "lm1[0:1], (4,8)/((2_MAB, 2_L1B), (4_PE, 2_W))", &c);
