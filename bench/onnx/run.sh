@@ -127,10 +127,17 @@ for dir in $models; do
     /usr/bin/time -f %M -o rss "$TDSL" run m.tdsl --target cpu $inargs \
         >/dev/null 2>>err
     ol=$(node "$top/bench/onnx/ort_run.js" model.onnx inputs.json "$RUNS" \
-         2>err)
+         2>ort_err)
     cd "$top"
-    if [ -z "$tl" ] || [ -z "$ol" ]; then
-        say "$name: timing failed: $(head -n 1 "$w/err")"
+    # The reason is the last line: onnxruntime warns first (opset 6
+    # models: "only guarantees support for opset 7"), then fails.
+    if [ -z "$tl" ]; then
+        say "$name: tdsl failed: $(tail -n 1 "$w/err")"
+        continue
+    fi
+    if [ -z "$ol" ]; then
+        say "$name: onnxruntime cannot run it:" \
+            "$(tail -n 1 "$w/ort_err" | sed 's/^ort_run.js: //')"
         continue
     fi
     # shellcheck disable=SC2086
@@ -151,3 +158,20 @@ for dir in $models; do
             substr(n, 1, 28), a[2] - a[1], b[2] - b[1], tr, of, orr,
             tr / orr, tm / 1024, om / 1024, tm / om }'
 done
+# The summary: how many models ran on both sides, the geometric mean of
+# the time ratios, and those where tdsl is slower.
+awk '/^model=/ {
+    for (i = 1; i <= NF; i++) {
+        split($i, kv, "=")
+        if (kv[1] == "model") m = kv[2]
+        if (kv[1] == "tdsl_run_s") t = kv[2]
+        if (kv[1] == "median_s") o = kv[2]
+    }
+    n++; lg += log(t / o)
+    if (t > o) slow = slow sprintf(" %s %.2f", m, t / o)
+} END {
+    if (n == 0) exit
+    printf "%d models on both sides; tdsl/onnxruntime time, " \
+        "geometric mean %.2f\n", n, exp(lg / n)
+    printf "slower than onnxruntime:%s\n", slow == "" ? " none" : slow
+}' "$RES"
