@@ -32,20 +32,19 @@ const char *acc_step_name(AccStepKind k)
     return (unsigned)k < ACC_STEP__COUNT ? step_names[k] : "?";
 }
 
-/* One link an element crosses: kind (UP, STORE, LOAD, DOWN), the BM
- * level, the node at that level (a DRAM channel for STORE/LOAD) and
- * the child on the other side. */
-typedef struct Hop {
-    int kind, level;
-    int64_t node, child;
-} Hop;
-
-/* Element counts per node of every level (and per DRAM channel). */
+/* Element counts per node of every level (and per DRAM channel).  An
+ * element crossing a link for several of its copies counts once: the
+ * stamps hold the number of the last element counted at each node and
+ * child (elements are numbered from 1), and nchild how many children
+ * of a node this element goes to. */
 typedef struct Count {
     int64_t *node[ACC_MAX_LEVELS];      /* elements at the BM side */
     int64_t *bcast[ACC_MAX_LEVELS];     /* of which broadcast (down) */
     int64_t *child[ACC_MAX_LEVELS];     /* per node of the child level */
     int child_level[ACC_MAX_LEVELS];
+    int64_t *node_stamp[ACC_MAX_LEVELS];
+    int64_t *child_stamp[ACC_MAX_LEVELS];
+    int64_t *nchild[ACC_MAX_LEVELS];
 } Count;
 
 typedef struct Cv {
@@ -61,8 +60,8 @@ typedef struct Cv {
     int64_t *rotate;                /* per parent of PEs: elements x
                                      * distance */
     double dram_cycles;             /* stores and loads together */
-    Hop *hops;
-    int nhops, caphops;
+    int64_t *store_stamp, *load_stamp;
+    int64_t elem;                   /* the element being routed, from 1 */
     AccConvPlan *p;
 } Cv;
 
@@ -70,6 +69,14 @@ static int64_t *counts(Cv *c, int level)
 {
     return arena_alloc(c->a, (size_t)acc_level_nodes(c->m, level) *
                                  sizeof(int64_t));
+}
+
+/* Per-node bookkeeping of the routing alone: not kept in the arena,
+ * which holds the plan (freed when the plan is done). */
+static int64_t *scratch(Cv *c, int level)
+{
+    return tl_xcalloc((size_t)acc_level_nodes(c->m, level),
+                      sizeof(int64_t));
 }
 
 /* The level of the children of BM level bm[i] on a path ending at node
@@ -82,15 +89,42 @@ static int child_level(const Cv *c, int i, int end)
     return end;
 }
 
+/* Counts the current element crossing one link: kind (UP, STORE,
+ * LOAD, DOWN), the BM level, the node at that level (a DRAM channel
+ * for STORE/LOAD) and the child on the other side; each link once per
+ * element whatever the number of its copies (a copy per child of a
+ * node going down is a broadcast). */
 static void hop(Cv *c, int kind, int level, int64_t node, int64_t child)
 {
-    if (c->nhops == c->caphops) {
-        int cap = c->caphops ? 2 * c->caphops : 64;
-        Hop *v = tl_xrealloc(c->hops, (size_t)cap * sizeof *v);
-        c->hops = v;
-        c->caphops = cap;
+    Count *ct = kind == ACC_STEP_UP ? &c->up : &c->down;
+
+    switch (kind) {
+    case ACC_STEP_STORE:
+        if (c->store_stamp[node] != c->elem) {
+            c->store_stamp[node] = c->elem;
+            c->store[node]++;
+        }
+        return;
+    case ACC_STEP_LOAD:
+        if (c->load_stamp[node] != c->elem) {
+            c->load_stamp[node] = c->elem;
+            c->load[node]++;
+        }
+        return;
+    default:
+        break;
     }
-    c->hops[c->nhops++] = (Hop){kind, level, node, child};
+    if (ct->node_stamp[level][node] != c->elem) {
+        ct->node_stamp[level][node] = c->elem;
+        ct->node[level][node]++;
+        ct->nchild[level][node] = 0;
+    }
+    if (ct->child_stamp[level][child] != c->elem) {
+        ct->child_stamp[level][child] = c->elem;
+        ct->child[level][child]++;
+        if (kind == ACC_STEP_DOWN && ++ct->nchild[level][node] == 2)
+            ct->bcast[level][node]++;
+    }
 }
 
 static int64_t channel(const Cv *c, const AccLoc *l)
@@ -128,58 +162,6 @@ static void route(Cv *c, const AccLoc *s, const AccLoc *d, int top)
     }
 }
 
-static int cmp_hop(const void *x, const void *y)
-{
-    const Hop *a = x, *b = y;
-    if (a->kind != b->kind)
-        return a->kind - b->kind;
-    if (a->level != b->level)
-        return a->level - b->level;
-    if (a->node != b->node)
-        return a->node < b->node ? -1 : 1;
-    return a->child < b->child ? -1 : a->child > b->child;
-}
-
-/* Adds one element's hops (all its copies), each link once. */
-static void tally(Cv *c)
-{
-    if (c->nhops > 1)  /* hops is NULL while empty */
-        qsort(c->hops, (size_t)c->nhops, sizeof *c->hops, cmp_hop);
-    for (int i = 0; i < c->nhops;) {
-        Hop *h = &c->hops[i];
-        int j = i, nchild = 0;
-        while (j < c->nhops && c->hops[j].kind == h->kind &&
-               c->hops[j].level == h->level && c->hops[j].node == h->node) {
-            if (j == i || c->hops[j].child != c->hops[j - 1].child) {
-                nchild++;
-                if (h->kind == ACC_STEP_UP)
-                    c->up.child[h->level][c->hops[j].child]++;
-                else if (h->kind == ACC_STEP_DOWN)
-                    c->down.child[h->level][c->hops[j].child]++;
-            }
-            j++;
-        }
-        switch (h->kind) {
-        case ACC_STEP_UP:
-            c->up.node[h->level][h->node]++;
-            break;
-        case ACC_STEP_DOWN:
-            c->down.node[h->level][h->node]++;
-            if (nchild > 1)
-                c->down.bcast[h->level][h->node]++;
-            break;
-        case ACC_STEP_STORE:
-            c->store[h->node]++;
-            break;
-        case ACC_STEP_LOAD:
-            c->load[h->node]++;
-            break;
-        }
-        i = j;
-    }
-    c->nhops = 0;
-}
-
 /* The BM index where s and d meet: the lowest BM level at or above
  * the deepest level they share; c->nbm (the root) when none. */
 static int meet(const Cv *c, int common)
@@ -190,14 +172,14 @@ static int meet(const Cv *c, int common)
     return c->nbm;
 }
 
-/* One destination copy of an element. */
-static void one_copy(Cv *c, int64_t e, const AccLoc *d)
+/* One destination copy d of an element whose copy 0 in the source is
+ * at s0. */
+static void one_copy(Cv *c, const AccLoc *s0, const AccLoc *d)
 {
     const AccMachine *m = c->m;
-    AccLoc s;
+    AccLoc s = *s0;
     int low, common = 0, pe = m->nlevels - 1;
 
-    acc_layout_locate(c->S, e, 0, &s);
     /* The nearest source copy: on each B@ level of the source, the
      * destination's own child index. */
     for (int lv = 0; lv < m->nlevels; lv++)
@@ -414,22 +396,41 @@ AccConvPlan *acc_layout_convert_plan(TlArena *a, const AccLayout *src,
         c.up.child[b] = counts(&c, cl);
         c.down.child[b] = counts(&c, cl);
         c.up.child_level[b] = c.down.child_level[b] = cl;
+        for (int u = 0; u < 2; u++) {
+            Count *ct = u ? &c.down : &c.up;
+            ct->node_stamp[b] = scratch(&c, b);
+            ct->nchild[b] = scratch(&c, b);
+            ct->child_stamp[b] = scratch(&c, cl);
+        }
     }
     c.store = arena_alloc(a, (size_t)c.nchan * sizeof(int64_t));
     c.load = arena_alloc(a, (size_t)c.nchan * sizeof(int64_t));
+    c.store_stamp = tl_xcalloc((size_t)c.nchan, sizeof(int64_t));
+    c.load_stamp = tl_xcalloc((size_t)c.nchan, sizeof(int64_t));
     c.local = counts(&c, m->nlevels - 1);
     c.rotate = m->nlevels > 1 ? counts(&c, m->nlevels - 2) : c.local;
 
     for (int64_t e = 0; e < dst->nelems; e++) {
+        AccLoc s0, d0;
+        c.elem = e + 1;
+        acc_layout_locate(src, e, 0, &s0);
+        acc_layout_locate(dst, e, 0, &d0);
         for (int64_t k = 0; k < dst->ncopies; k++) {
-            AccLoc d;
-            acc_layout_locate(dst, e, k, &d);
-            one_copy(&c, e, &d);
+            AccLoc d = d0;
+            acc_layout_set_copy(dst, k, &d);
+            one_copy(&c, &s0, &d);
             p->copies++;
         }
-        tally(&c);
     }
-    free(c.hops);
+    for (int i = 0; i < c.nbm; i++)
+        for (int u = 0; u < 2; u++) {
+            Count *ct = u ? &c.down : &c.up;
+            free(ct->node_stamp[c.bm[i]]);
+            free(ct->nchild[c.bm[i]]);
+            free(ct->child_stamp[c.bm[i]]);
+        }
+    free(c.store_stamp);
+    free(c.load_stamp);
 
     p->steps = arena_alloc(a, (size_t)(2 * c.nbm + 4) * sizeof *p->steps);
     local_steps(&c);

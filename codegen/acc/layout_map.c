@@ -140,7 +140,6 @@ void acc_layout_locate_idx(const AccLayout *L, const int64_t *idx,
                            int64_t copy, AccLoc *out)
 {
     const Dec *D = L->dec;
-    const AccMachine *m = L->m;
 
     memset(out, 0, sizeof *out);
     out->node_level = L->node_level;
@@ -164,8 +163,15 @@ void acc_layout_locate_idx(const AccLayout *L, const int64_t *idx,
             break;
         }
     }
+    acc_layout_set_copy(L, copy, out);
+}
+
+void acc_layout_set_copy(const AccLayout *L, int64_t copy, AccLoc *out)
+{
+    const AccMachine *m = L->m;
+
     /* The copy number is mixed radix over the B@ levels, the outermost
-     * level most significant. */
+     * level most significant; out holds copy 0 (child 0 of each). */
     for (int lv = m->nlevels - 1; lv >= 0 && copy > 0; lv--)
         if (L->bcast & (1u << lv)) {
             out->path[lv] = copy % m->level[lv].fanout;
