@@ -122,6 +122,11 @@ static LStmt *part_for(LMutator *m, LStmt *st)
     LVar *vlo, *vhi;
     int keep[MAXT], n, nit = 0;
     LType t = st->var->type;
+    /* A parallel loop's head and tail run a few iterations (a split's
+     * partial block: one), serially: each parallel loop is a fork and
+     * a join of the threads, which for one iteration only costs (per
+     * k block of a matmul, the 4 rows past the last block of 6). */
+    LLoopKind edge = st->loop == LP_PARALLEL ? LP_SERIAL : st->loop;
 
     if ((p->tail && !runs_vector_loop(st->body)) ||
         lir_find_guard(st, &g) ||
@@ -153,14 +158,14 @@ static LStmt *part_for(LMutator *m, LStmt *st)
     items[nit++] = lir_let(s, vlo, lir_cast(s, t.dt, mlo));
     items[nit++] = lir_let(s, vhi, lir_cast(s, t.dt, mhi));
     if (lo)
-        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
+        items[nit++] = lir_for(s, edge, st->width, st->level, st->var,
                                st->a, lir_ref(s, vlo),
                                tail_body(m, p, st->body));
     items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                            lir_ref(s, vlo), lir_ref(s, vhi),
                            lir_mutate_stmt(m, main_body));
     if (hi)
-        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
+        items[nit++] = lir_for(s, edge, st->width, st->level, st->var,
                                lir_ref(s, vhi), st->b,
                                tail_body(m, p, st->body));
     return lir_block(s, items, nit);
