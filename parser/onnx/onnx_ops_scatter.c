@@ -365,6 +365,12 @@ static int op_max_unpool(OxModel *m)
                        "of the same shape");
         return -1;
     }
+    if (x->kind == OX_NODE || ind->kind == OX_NODE) {
+        /* (their reads at computed positions need their extents fixed;
+         * a stage's extent is inferred from its readers) */
+        ox_unsupported(m, "X and I must be graph inputs or constants");
+        return -1;
+    }
     if (ox_attr_ints(m, "kernel_shape", ks, TL_MAX_RANK) != ns) {
         ox_unsupported(m, "kernel_shape must have %d entries", ns);
         return -1;

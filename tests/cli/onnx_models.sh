@@ -6,7 +6,9 @@
 # computes with its batch size is refused with a hint to bind it, and
 # imports once bound; an attribute no importer knows is one line,
 # exit 1, no file left; BitShift of u8 past its width, on the
-# interpreter and on cpu.  Skipped (77) without python3-onnx and numpy.
+# interpreter and on cpu; GridSample, RoiAlign and MaxUnpool cases the
+# importer refuses, one line each.  Skipped (77) without python3-onnx
+# and numpy.
 . "$(dirname "$0")/lib.sh"
 top=$OLDPWD
 py=/usr/bin/python3
@@ -62,4 +64,23 @@ for d in LEFT RIGHT; do
             fail "shift $d on $target: $(cat err)"
     done
 done
+# Refusals: one line naming the node and why, exit 1, no file left.
+refused() {
+    "$TDSL" import "$1.onnx" -o ref.tdsl 2>err
+    st=$?
+    [ $st = 1 ] || fail "$1.onnx: exit $st: $(cat err)"
+    [ "$(cat err)" = "$1.onnx: $2" ] || fail "$1.onnx: $(cat err)"
+    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
+        fail "$1.onnx: a file left behind"
+    return 0
+}
+refused grid_computed \
+    "node 'gs' (GridSample, opset 16): X must be a graph input or a constant"
+refused roi_computed \
+    "node 'ra' (RoiAlign, opset 16): X must be a graph input or a constant"
+refused roi_max "node 'ra' (RoiAlign, opset 16): mode 'max' is not supported"
+refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
+(adaptive) is not supported"
+refused unpool_computed "node 'mu' (MaxUnpool, opset 11): X and I must be \
+graph inputs or constants"
 exit 0

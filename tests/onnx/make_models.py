@@ -1,8 +1,9 @@
 # make_models.py OUTDIR - small models for the importer's own tests
-# (tests/cli/onnx_symbolic.sh): a node with an attribute no importer
+# (tests/cli/onnx_models.sh): a node with an attribute no importer
 # knows, a model with a symbolic batch dimension (with inputs and
-# expected outputs for two batch sizes, from numpy), and one that
-# computes with its batch size (a Reshape to [-1, 2]).
+# expected outputs for two batch sizes, from numpy), one that computes
+# with its batch size (a Reshape to [-1, 2]), BitShift of u8, and
+# models the importer refuses (GridSample, RoiAlign, MaxUnpool).
 import os
 import sys
 
@@ -92,3 +93,48 @@ for d in ('LEFT', 'RIGHT'):
     pb(z.astype(np.uint8), 'z', os.path.join(out, 'shift_%s_z.pb' % d))
 pb(x, 'x', os.path.join(out, 'shift_x.pb'))
 pb(y, 'y', os.path.join(out, 'shift_y.pb'))
+
+# Refused with one line each (tests/cli/onnx_models.sh): GridSample,
+# RoiAlign and MaxUnpool whose data is computed by another node (they
+# read it at places computed from other tensors, which needs the data
+# as a tensor of its own), RoiAlign's max mode and its adaptive
+# sampling_ratio 0.
+x4 = helper.make_tensor_value_info('x', f32, [1, 1, 4, 4])
+grid = helper.make_tensor_value_info('grid', f32, [1, 2, 2, 2])
+rois = helper.make_tensor_value_info('rois', f32, [1, 4])
+bidx = helper.make_tensor_value_info('bidx', TensorProto.INT64, [1])
+refusals = {
+    'grid_computed': (
+        [helper.make_node('Relu', ['x'], ['r']),
+         helper.make_node('GridSample', ['r', 'grid'], ['y'], name='gs')],
+        [x4, grid], [1, 1, 2, 2], 16),
+    'roi_computed': (
+        [helper.make_node('Relu', ['x'], ['r']),
+         helper.make_node('RoiAlign', ['r', 'rois', 'bidx'], ['y'],
+                          name='ra', output_height=2, output_width=2,
+                          sampling_ratio=2)],
+        [x4, rois, bidx], [1, 1, 2, 2], 16),
+    'roi_max': (
+        [helper.make_node('RoiAlign', ['x', 'rois', 'bidx'], ['y'],
+                          name='ra', mode='max', output_height=2,
+                          output_width=2, sampling_ratio=2)],
+        [x4, rois, bidx], [1, 1, 2, 2], 16),
+    'roi_adaptive': (
+        [helper.make_node('RoiAlign', ['x', 'rois', 'bidx'], ['y'],
+                          name='ra', output_height=2, output_width=2,
+                          sampling_ratio=0)],
+        [x4, rois, bidx], [1, 1, 2, 2], 16),
+    'unpool_computed': (
+        [helper.make_node('Relu', ['x'], ['r']),
+         helper.make_node('MaxPool', ['x'], ['p', 'i'], kernel_shape=[2, 2],
+                          strides=[2, 2]),
+         helper.make_node('Relu', ['p'], ['q']),
+         helper.make_node('MaxUnpool', ['q', 'i'], ['y'], name='mu',
+                          kernel_shape=[2, 2], strides=[2, 2])],
+        [x4], [1, 1, 4, 4], 11),
+}
+for name, (nodes, ins, oshape, opset) in refusals.items():
+    g = helper.make_graph(nodes, name, ins,
+                          [helper.make_tensor_value_info('y', f32, oshape)])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)]),
+         os.path.join(out, name + '.onnx'))
