@@ -487,15 +487,22 @@ static int write_file(const char *path, const char *data, size_t n)
     return 0;
 }
 
-/* Parses, checks and prints the text; NULL after messages. */
-static char *canonical(TlSession *s, const char *out, const char *text)
+/* Parses, checks and prints the text; NULL after a message.  A text
+ * that does not check is the importer's limit, not the user's error:
+ * one line names the model, and the checker's messages (about the
+ * generated source) only show with TDSL_ONNX_RAW set. */
+static char *canonical(TlSession *s, const char *model, const char *out,
+                       const char *text)
 {
     jmp_buf boundary;
     jmp_buf *outer = s->fatal;
     TlProgram *volatile prog = NULL;
     TlBuf b;
-    int nerr = s->nerrors;
+    int nerr = s->nerrors, raw = getenv("TDSL_ONNX_RAW") != NULL;
+    FILE *saved = s->diag_out, *null = raw ? NULL : fopen("/dev/null", "w");
 
+    if (null)
+        s->diag_out = null;
     s->fatal = &boundary;
     if (setjmp(boundary) == 0) {
         prog = tl_parse_string(s, out, text, strlen(text));
@@ -503,9 +510,13 @@ static char *canonical(TlSession *s, const char *out, const char *text)
             tl_check(s, prog);
     }
     s->fatal = outer;
+    s->diag_out = saved;
+    if (null)
+        fclose(null);
     if (!prog || s->nerrors != nerr) {
-        fprintf(stderr, "%s: the imported source does not check: the "
-                "importer cannot express this model yet\n", out);
+        fprintf(stderr, "%s: the importer cannot express this model yet "
+                "(its tdsl source does not check%s)\n", model,
+                raw ? "" : "; TDSL_ONNX_RAW=1 shows it and why");
         return NULL;
     }
     buf_init(&b);
@@ -645,7 +656,7 @@ static int import(TlSession *s, OxModel m, const char *out,
     /* For debugging the importer: the text before canonicalisation. */
     if (getenv("TDSL_ONNX_RAW"))
         fputs(filled, stderr);
-    if (!(canon = canonical(s, out, filled)))
+    if (!(canon = canonical(s, m.path, out, filled)))
         goto done;
     if (mem) {
         buf_puts(mem, canon);
