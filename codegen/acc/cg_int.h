@@ -150,10 +150,14 @@ typedef struct AccCgOverlap {
     int n, cap, next;
     int64_t since;          /* bundles since the last op */
     const char *space;
+    int last_dma;           /* the last op queued is a DMA */
 } AccCgOverlap;
 void acc_cg_ov_init(AccCgOverlap *v, const AccMachine *m);
 void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
                     const char *space, int64_t dst, int k);
+/* Appends ops written as text: lines of ops and `nop/N` (no DMA
+ * waits). */
+void acc_cg_ov_text(AccCgOverlap *v, const char *text);
 const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space);
 void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o);
 void acc_cg_ov_free(AccCgOverlap *v);

@@ -29,7 +29,9 @@
  * When two B sets fit in lm1, they alternate between its halves and
  * the next (rows, j set) pair's set loads under this one's mfma steps
  * (cg_overlap.c: its DMA, BM transfers and dist.L1 ride in the free
- * slots of the same bundles), so only the A loads and the reductions
+ * slots of the same bundles).  The pairs' sums alternate between the
+ * GRFs r and s, and each pair's reduction rides the same way in the
+ * next pair's bundles, before that pair's load; so only the A loads
  * stay outside the compute.
  *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
@@ -37,9 +39,10 @@
  * tile written by two .dd mwrites, and each PE sums 4 columns j in
  * f32 (a double long word per row, reduced as such).
  *
- * TODO(issue 6): overlapping the A loads
- * and the reduction with the mfma steps too (double buffers in lm0 and
- * GRF), and a layout for A that uses both lanes of its long words.
+ * TODO(issue 6): overlapping the A loads with the mfma steps too (a
+ * double buffer in lm0: on mn2, where a 1024 matmul gives each group
+ * 16 rows, they and their DMA waits are most of the time), and a
+ * layout for A that uses both lanes of its long words.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -183,6 +186,9 @@ static void build_maps(Mm *x)
     AccCgProgram *p = x->g.p;
     int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
     int64_t wa = x->Mc * x->KU, wb = x->KU * x->tw;
+    TlBuf red;              /* the last pair's reduction, not yet out */
+
+    buf_init(&red);
     AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
 
     A->nmap = x->ew * x->NMC * x->na * sa * x->Wa;
@@ -282,9 +288,10 @@ static void mwrite(const Mm *x, TlBuf *o, int64_t lb, int64_t u, int h,
                x->rw == 2 ? ".dd" : "", R, 8 * h);
 }
 
-/* The mfma steps of one j set whose B tiles are in lm1 from word lb;
- * ov: the next set's load, issued in their free slots. */
-static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov)
+/* The mfma steps of one j set whose B tiles are in lm1 from word lb,
+ * summing into GRF R (r or s); ov: what rides in their free slots (the
+ * last set's reduction, the next set's load). */
+static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov, char R)
 {
     TlBuf *o = &x->g.p->text;
     int64_t steps = x->Mc / 4, rs = 8 * x->rw;
@@ -296,26 +303,28 @@ static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov)
         end_bundle(o, ov, 1);
     }
     for (int64_t u = 0; u < x->KU; u++) {
-        const char *R = u % 2 ? "y" : "x", *Rn = u % 2 ? "x" : "y";
+        const char *X = u % 2 ? "y" : "x", *Xn = u % 2 ? "x" : "y";
         int64_t a = u * x->Mc * 2;
         int mw = 0;
         for (int64_t s = 0; s < steps; s++) {
             if (u == 0)
-                buf_printf(o, "mmul.%s %s, lm0[%lld+] -> r[%lld+]%s", T, R,
-                           (long long)(a + 8 * s), (long long)(rs * s), dd);
+                buf_printf(o, "mmul.%s %s, lm0[%lld+] -> %c[%lld+]%s", T, X,
+                           (long long)(a + 8 * s), R, (long long)(rs * s),
+                           dd);
             else
-                buf_printf(o, "mfma.%s %s, lm0[%lld+], r[%lld+]%s -> "
-                           "r[%lld+]%s", T, R, (long long)(a + 8 * s),
-                           (long long)(rs * s), dd, (long long)(rs * s), dd);
+                buf_printf(o, "mfma.%s %s, lm0[%lld+], %c[%lld+]%s -> "
+                           "%c[%lld+]%s", T, X, (long long)(a + 8 * s), R,
+                           (long long)(rs * s), dd, R, (long long)(rs * s),
+                           dd);
             mw = s < nmw && u + 1 < x->KU;
             if (mw) {
                 buf_puts(o, " ; ");
-                mwrite(x, o, lb, u + 1, (int)s, Rn);
+                mwrite(x, o, lb, u + 1, (int)s, Xn);
             }
             end_bundle(o, ov, mw);
         }
         for (int64_t h = steps; h < nmw && u + 1 < x->KU; h++) {
-            mwrite(x, o, lb, u + 1, (int)h, Rn);
+            mwrite(x, o, lb, u + 1, (int)h, Xn);
             end_bundle(o, ov, 1);
         }
     }
@@ -323,19 +332,18 @@ static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov)
         acc_cg_ov_flush(ov, o);
 }
 
-/* Combines the groups' partial sums of rows chunk mc, j set v, and
- * stores them. */
-static void emit_reduce(Mm *x, int64_t mc, int64_t v)
+/* Writes to o the ops that combine the groups' partial sums of rows
+ * chunk mc, j set v (in GRF R) and store them. */
+static void emit_reduce(Mm *x, TlBuf *o, int64_t mc, int64_t v, char R)
 {
     const AccMachine *m = x->g.m;
-    TlBuf *o = &x->g.p->text;
     int nbm = acc_bm_levels(m);
     int64_t G = x->G, rw = x->rw, tile = x->Mc * G * rw;
     int64_t steps = x->Mc / 4, len = tile;
     char b[16], c[16];
 
     for (int64_t s = 0; s < steps; s++)
-        buf_printf(o, "redadd.L1.f32 r[%lld+]%s -> lb[%lld]\n",
+        buf_printf(o, "redadd.L1.f32 %c[%lld+]%s -> lb[%lld]\n", R,
                    (long long)(8 * rw * s), rw == 2 ? ".dd" : "",
                    (long long)(s * 4 * G * rw));
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_RED, (double)(4 * G * rw),
@@ -372,6 +380,9 @@ static void emit(Mm *x)
     int nbm = acc_bm_levels(m);
     int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
     int64_t wa = x->Mc * x->KU, wb = x->KU * x->tw;
+    TlBuf red;              /* the last pair's reduction, not yet out */
+
+    buf_init(&red);
 
     buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the %s "
                "matrix unit: k split over %lld groups (level %d), j over "
@@ -401,14 +412,19 @@ static void emit(Mm *x)
                     load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q,
                          x->Wb, wb, "lm1", nbm + 1);
             if (!x->db) {
-                emit_tiles(x, 0, NULL);
-                emit_reduce(x, mc, v);
+                emit_tiles(x, 0, NULL, 'r');
+                emit_reduce(x, o, mc, v, 'r');
                 continue;
             }
-            /* The next pair's B set (the next j set, or the first
-             * one again for the next rows) goes into the other half
-             * of lm1 while this one's tiles run. */
+            /* While this pair's tiles run, in their free slots: the
+             * last pair's reduction (its sums in the other GRF), then
+             * the next pair's B set (the next j set, or the first one
+             * again for the next rows) into the other half of lm1. */
             acc_cg_ov_init(&ov, m);
+            if (red.len) {
+                acc_cg_ov_text(&ov, red.s);
+                red.len = 0;
+            }
             if (pair + 1 < x->NMC * x->JV)
                 for (int64_t q = 0; q < x->nb; q++)
                     acc_cg_ov_load(&ov, x->b_at + (nv * x->nb + q) * P *
@@ -416,11 +432,14 @@ static void emit(Mm *x)
                                    piece(q, x->Wb, wb), "lm1",
                                    half(x, pair + 1) + 2 * q * x->Wb,
                                    nbm + 1);
-            emit_tiles(x, half(x, pair), &ov);
+            emit_tiles(x, half(x, pair), &ov, "rs"[pair % 2]);
             acc_cg_ov_free(&ov);
-            emit_reduce(x, mc, v);
+            emit_reduce(x, &red, mc, v, "rs"[pair % 2]);
         }
     }
+    if (red.len)
+        buf_puts(o, red.s);
+    buf_free(&red);
     buf_puts(o, "wait t1\n");
 }
 

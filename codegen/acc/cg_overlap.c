@@ -49,22 +49,16 @@ static void push(AccCgOverlap *v, int64_t at, int64_t hard, int64_t soft)
     v->n++;
 }
 
-void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
-                    const char *space, int64_t dst, int k)
+/* Appends the ops of text (lines, `nop/N` lines between them); dma:
+ * the steps the text's DMA takes to land, for its `wait`. */
+static void queue(AccCgOverlap *v, const char *text, size_t tlen,
+                  int64_t first, int64_t dma_steps)
 {
-    const AccMachine *m = v->m;
-    TlBuf t;
-    int64_t pending = 0, dma = 0;
+    int64_t pending = first, dma = 0;
     size_t i = 0;
 
-    buf_init(&t);
-    acc_cg_emit_load(&t, m, at, W, space, dst, k);
-    /* The first op waits out the DMA issue interval of one issued just
-     * before the compute (a store of the previous block). */
-    if (v->n == 0)
-        pending = m->dma_issue_steps;
-    while (i < t.len) {
-        const char *line = t.s + i;
+    while (i < tlen) {
+        const char *line = text + i;
         size_t len = strcspn(line, "\n");
         if (!strncmp(line, "nop/", 4)) {
             pending += atoll(line + 4);
@@ -72,12 +66,9 @@ void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
             int64_t soft = 0;
             if (!strncmp(line, "wait", 4))
                 soft = dma;
-            if (!strncmp(line, "dma.", 4)) {
-                int64_t words = acc_cg_scope_pes(m, k) * W;
-                dma = (int64_t)ceil((m->dma_latency +
-                                     (double)words / m->dram_bw) /
-                                    m->step_cycles);
-            }
+            if (!strncmp(line, "dma.", 4))
+                dma = dma_steps;
+            v->last_dma = !strncmp(line, "dma.", 4);
             push(v, (int64_t)v->text.len, pending, soft);
             buf_putn(&v->text, line, len);
             buf_putc(&v->text, '\0');
@@ -85,11 +76,32 @@ void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
         }
         i += len + 1;
     }
-    /* The data is readable after the last nop: a last entry with no op
-     * keeps it. */
+    /* What the text wrote is readable after the last nop: a last entry
+     * with no op keeps it. */
     push(v, -1, pending, 0);
+}
+
+void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
+                    const char *space, int64_t dst, int k)
+{
+    const AccMachine *m = v->m;
+    TlBuf t;
+    int64_t words = acc_cg_scope_pes(m, k) * W;
+
+    buf_init(&t);
+    acc_cg_emit_load(&t, m, at, W, space, dst, k);
+    /* The first op waits out the DMA issue interval of one issued just
+     * before: a store of the previous block, or the last op queued. */
+    queue(v, t.s, t.len, v->n == 0 || v->last_dma ? m->dma_issue_steps : 0,
+          (int64_t)ceil((m->dma_latency + (double)words / m->dram_bw) /
+                        m->step_cycles));
     buf_free(&t);
     v->space = space;
+}
+
+void acc_cg_ov_text(AccCgOverlap *v, const char *text)
+{
+    queue(v, text, strlen(text), 0, 0);
 }
 
 const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space)
