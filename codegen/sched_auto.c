@@ -86,6 +86,10 @@
  * TODO(issue 5): rule 2b's lanes load their rows one element each
  * (strided); loading W contiguous elements of each of W rows and
  * transposing them in registers would load W times fewer vectors.
+ * Rule 2's B rows a power of two apart (2 KB in the encoder) share a
+ * few L1 sets, so a tile's B vectors come from L2 each time; a packed
+ * copy of B's panel (bench/tdsl_kernels.tdsl's matmul packs by hand)
+ * would keep them in L1.
  */
 #include "codegen/c/cgc.h"
 
