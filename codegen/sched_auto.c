@@ -33,20 +33,49 @@
  *      x split by W (a vector: 64 bytes on AVX-512 hosts when that
  *        divides x's extent, else 32; vectorized), its outer part
  *        by V (1 or 2 vectors, unrolled), when W * V divides x's
- *        constant extent;
+ *        constant extent; V is 1 with 64-byte vectors;
  *      y, an index variable before x whose extent is a constant
  *        above 1, split by R (4, 3, 2 or 1, the largest that divides
- *        it; unrolled): the nearest that no read along x mentions
- *        (a matrix product's i, a convolution's output channel: each
- *        vector loaded then serves all R rows), else the nearest;
+ *        it; with 64-byte vectors 16 or 8 first; unrolled): the
+ *        nearest that no read along x mentions (a matrix product's i,
+ *        a convolution's output channel: each vector loaded then
+ *        serves all R rows), else the nearest;
  *      order: the other index loops as written, y's and x's outer
  *        loops, the reduction loops as written, then R, V, W.
  *
  *    The R x V vectors of the tile stay in registers across the
  *    reduction loops (codegen/pass_accum.c); each element still
- *    accumulates its terms in the written order.  The outermost index
+ *    accumulates its terms in the written order.  With AVX-512's 32
+ *    registers a tile of 16 rows by 1 vector beat 4 by 2: the
+ *    encoder's 64 x 128 x 512 product 198 -> 84 us, 64 x 128 x 128
+ *    39 -> 20 us, resnet's 16-channel 3 x 3 convolution 84 -> 51 us
+ *    (1 thread; bench/README, 2026-11-28).  Per B vector loaded 16
+ *    rows of work instead of 4; B's rows 2 KB apart fall on few L1
+ *    sets and come from L2, which bounds the smaller tiles.  8 x 2
+ *    ran 112 us, between the two.  The outermost index
  *    loop with more than one iteration runs in parallel when the
  *    stage has CG_PAR_MIN elements or more.
+ *
+ * 2b. Rows as lanes.  A stage with one such reduction that rule 2
+ *    does not tile, whose last index variable x is not in the last
+ *    index of any read that moves with the reduction (one of its
+ *    indices mentions a reduction variable: softmax's X[n, d], layer
+ *    norm's X[b, n, r]; a read of mean[b, n] beside it does not
+ *    count), is lowered as an update with x split by W (a 32-byte
+ *    vector of the dtype, at most ROW_LANES lanes, halved while above
+ *    x's constant extent; at least 2) and that inner loop vectorized
+ *    inside the reduction loops:
+ *
+ *      ..., xo, the reduction loops as written, xw (W lanes)
+ *
+ *    so W rows accumulate side by side in one register (pass_accum.c),
+ *    each lane its own row's chain in the written order, the row
+ *    reads strided (lane l loads row xo * W + l).  Where W does not
+ *    divide the rows the guarded tail runs the rest (pass_partition).
+ *    Parallel as rule 2.  A sum over 128 went from one dependent add
+ *    per term to W in flight: 4.5x on softmax's max and sum rows, 2.2x
+ *    on layer norm's (bench/README, 2026-11-28); unrolling R rows as
+ *    scalar chains (the hand schedule of softmax_exact) gave 1.7-2.2x.
  *
  * 3. Otherwise the plain default (sched_apply.c): the last index loop
  *    vectorized, the first in parallel when big enough; but not
@@ -54,14 +83,22 @@
  *    in its last index (an imported padded copy's clamp(x, 0, 31)):
  *    such lanes are loaded one at a time, slower than scalar code.
  *
- * TODO(issue 5): row reductions along the contiguous axis (softmax's
- * max and sum, layer norm's mean and variance) stay scalar loops: the
- * bit-exact vector form needs lanes over rows (strided loads).
+ * TODO(issue 5): rule 2b's lanes load their rows one element each
+ * (strided); loading W contiguous elements of each of W rows and
+ * transposing them in registers would load W times fewer vectors.
+ * Rule 2's B rows a power of two apart (2 KB in the encoder) share a
+ * few L1 sets, so a tile's B vectors come from L2 each time; a packed
+ * copy of B's panel (bench/tdsl_kernels.tdsl's matmul packs by hand)
+ * would keep them in L1.
  */
 #include "codegen/c/cgc.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Rule 2b's widest vector across rows: 16 lanes of f32 gathered from
+ * 16 rows ran 1.5x the time of 8 (bench/README, 2026-11-28). */
+enum { ROW_LANES = 8 };
 
 static int is_var(const TlExpr *e, const TlVar *v)
 {
@@ -164,25 +201,95 @@ static int vec_width(const TlFunc *f)
     return w;
 }
 
-int cg_auto_tiled(const TlFunc *f)
+/* f's one reduction when rules 2 and 2b may apply to it: a sum,
+ * prod, max or min of f's dtype, with few enough loops; else NULL. */
+static const TlReduce *one_reduction(const TlFunc *f)
 {
     const TlReduce *red;
-    const TlVar *x;
-    int w = vec_width(f), last = 0;
-    int64_t ex;
 
-    if (f->rank < 1 || f->nreds != 1 || !w || !f->value)
-        return 0;
+    if (f->rank < 1 || f->nreds != 1 || !f->value ||
+        !f->axes[f->rank - 1].var)
+        return NULL;
     red = f->reds[0];
     if ((red->op != RD_SUM && red->op != RD_PROD && red->op != RD_MAX &&
          red->op != RD_MIN) || red->expr->dtype != f->dtype ||
         red->nrvars > 26 || f->rank + red->nrvars + 3 > CG_MAX_LOOPS)
+        return NULL;
+    return red;
+}
+
+/* Rule 2's test. */
+static int tiles(const TlFunc *f)
+{
+    const TlReduce *red = one_reduction(f);
+    const TlVar *x;
+    int w = vec_width(f), last = 0;
+    int64_t ex;
+
+    if (!red || !w)
         return 0;
     x = f->axes[f->rank - 1].var;
     ex = const_extent(f, f->rank - 1);
-    if (!x || ex < w || ex % w)
+    if (ex < w || ex % w)
         return 0;
     return x_last_only(red->expr->a, x, &last) && last > 0;
+}
+
+/* Whether e mentions one of red's variables. */
+static int mentions_rvar(const TlExpr *e, const TlReduce *red)
+{
+    for (int v = 0; v < red->nrvars; v++)
+        if (mentions(e, red->rvars[v]))
+            return 1;
+    return 0;
+}
+
+/* Whether a read in e that moves with the reduction (an index
+ * mentions one of red's variables) takes x into its last index: then
+ * lanes across x would not be rows apart. */
+static int x_along_reduction(const TlExpr *e, const TlVar *x,
+                             const TlReduce *red)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
+        e->args.n && mentions(e->args.v[e->args.n - 1], x)) {
+        for (int j = 0; j < e->args.n; j++)
+            if (mentions_rvar(e->args.v[j], red))
+                return 1;
+    }
+    if (x_along_reduction(e->a, x, red) || x_along_reduction(e->b, x, red) ||
+        x_along_reduction(e->c, x, red))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (x_along_reduction(e->args.v[i], x, red))
+            return 1;
+    return 0;
+}
+
+/* Rule 2b's lanes for f: a 32-byte vector of f's dtype, at most
+ * ROW_LANES, halved while above x's constant extent; 0: the rule does
+ * not apply. */
+static int row_width(const TlFunc *f)
+{
+    const TlReduce *red = one_reduction(f);
+    int b = dt_size(f->dtype), w;
+    int64_t ex;
+
+    if (!red || f->dtype == DT_BOOL || f->dtype == DT_F16 ||
+        f->dtype == DT_BF16 || b < 1 ||
+        x_along_reduction(red->expr->a, f->axes[f->rank - 1].var, red))
+        return 0;
+    w = 32 / b < ROW_LANES ? 32 / b : ROW_LANES;
+    ex = const_extent(f, f->rank - 1);
+    while (ex >= 0 && w > ex)
+        w /= 2;
+    return w >= 2 ? w : 0;
+}
+
+int cg_auto_tiled(const TlFunc *f)
+{
+    return tiles(f) || row_width(f);
 }
 
 /* Whether index e is x, x + c, c + x or x - c (c free of x). */
@@ -338,18 +445,59 @@ static int tile_rows(const TlFunc *f)
     return near;
 }
 
+/* The first pure loop of n with more than one iteration runs in
+ * parallel (from CG_PAR_MIN elements on). */
+static void auto_parallel(TlSession *s, CgNest *n)
+{
+    int par;
+
+    for (par = 0; par < n->nloops && !n->loops[par].rkey; par++) {
+        LExpr *e = lir_simplify_expr(s, n->loops[par].extent);
+        if (e->kind != LE_INT || e->ival > 1)
+            break;
+    }
+    if (par < n->nloops && !n->loops[par].rkey &&
+        n->loops[par].kind == LP_SERIAL) {
+        n->loops[par].kind = LP_PARALLEL;
+        n->par_if = 1;
+    }
+}
+
+/* Rule 2b: x split by w, its inner loop innermost and vectorized. */
+static int row_lanes(TlSession *s, TlFunc *f, CgNest *n, int w)
+{
+    int r = f->rank;
+    LVar *xw;
+
+    if (cg_sched_split(s, f, n, r - 1, "xo", "xw", w))
+        return -1;
+    xw = n->loops[r].lv;
+    move(n, r, n->nloops - 1);
+    n->loops[find_lv(n, xw)].kind = LP_VECTORIZED;
+    n->loops[find_lv(n, xw)].width = w;
+    auto_parallel(s, n);
+    return 0;
+}
+
 int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n)
 {
-    int r = f->rank, w = vec_width(f), v, rr = 1, y = -1, xi, par;
+    int r = f->rank, w = vec_width(f), v, rr = 1, y = -1, xi, wide;
     int64_t ex = const_extent(f, r - 1), ey = 0;
     LVar *xv, *xw, *yi = NULL;
 
-    if (n->nloops != r + n->nrv || !w)
+    if (n->nloops != r + n->nrv)
         return -1;
-    v = ex % (2 * w) == 0 ? 2 : 1;
+    if (!tiles(f))
+        return row_width(f) ? row_lanes(s, f, n, row_width(f)) : -1;
+    wide = w * dt_size(f->dtype) == 64;
+    v = !wide && ex % (2 * w) == 0 ? 2 : 1;
     y = tile_rows(f);
     if (y >= 0)
         ey = const_extent(f, y);
+    if (wide && y >= 0)
+        for (int c = 16; c > 4 && rr == 1; c /= 2)
+            if (ey % c == 0)
+                rr = c;
     for (int c = 4; y >= 0 && c > 1 && rr == 1; c--)
         if (ey % c == 0)
             rr = c;
@@ -377,16 +525,6 @@ int cg_auto_tile(TlSession *s, TlFunc *f, CgNest *n)
         n->loops[xi - 1].kind = LP_UNROLLED;
     if (yi)
         n->loops[find_lv(n, yi)].kind = LP_UNROLLED;
-    /* parallel: the first pure loop with more than one iteration */
-    for (par = 0; par < n->nloops && !n->loops[par].rkey; par++) {
-        LExpr *e = lir_simplify_expr(s, n->loops[par].extent);
-        if (e->kind != LE_INT || e->ival > 1)
-            break;
-    }
-    if (par < n->nloops && !n->loops[par].rkey &&
-        n->loops[par].kind == LP_SERIAL) {
-        n->loops[par].kind = LP_PARALLEL;
-        n->par_if = 1;
-    }
+    auto_parallel(s, n);
     return 0;
 }
