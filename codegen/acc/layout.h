@@ -342,6 +342,59 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
                             const AccLayout *dst, int64_t scratch,
                             AccEmitCounts *cnt, TlBuf *why);
 
+/* What acc_layout_emit_estimate predicts the simulator will count for
+ * the instructions acc_layout_emit_convert writes (the same routes). */
+typedef struct AccEmitEst {
+    int64_t cycles;         /* as plan_sim.c counts them (no halt) */
+    int64_t link_words;     /* over BM links, both ways */
+    int64_t dram_words;     /* to and from DRAM */
+    int64_t dma_ops;
+    AccEmitCounts cnt;      /* the routes of the groups */
+} AccEmitEst;
+
+/* The cost of acc_layout_emit_convert(src, dst) without its text: the
+ * routes are decided by the same code, and each instruction is timed
+ * as the simulator times it (layout_time.c).  -1 with the reason in why
+ * when a layout cannot be emitted yet. */
+int acc_layout_emit_estimate(const AccLayout *src, const AccLayout *dst,
+                             AccEmitEst *est, TlBuf *why);
+
+/* ---- instruction timing (layout_time.c), for layout_emit.c -------- */
+
+#define ACC_SINK_CHANNELS 64
+
+/* Where emitted instructions go: text (out, may be NULL), and the
+ * steps and traffic the simulator will count for them. */
+typedef struct AccSink {
+    TlBuf *out;
+    const AccMachine *m;
+    int64_t step;                   /* next bundle's earliest step */
+    int64_t slot_free[ACC_SLOT__MAX];
+    int64_t next_dma;               /* first step a DMA op may issue */
+    int64_t tag_done;               /* cycle the DMAs so far land */
+    int64_t chan_free[ACC_SINK_CHANNELS];   /* cycles */
+    int64_t link_words, dram_words, dma_ops;
+} AccSink;
+
+void acc_sink_init(AccSink *e, const AccMachine *m, TlBuf *out)
+    TL_INTERNAL;
+/* Text only (comments); no bundle. */
+void acc_sink_text(AccSink *e, const char *fmt, ...) TL_INTERNAL
+    TL_PRINTF(2, 3);
+/* One bundle each: an ALU op; nop/n; a transfer of BM level k of kind
+ * xk whose written BM length is n (k >= 2); a DMA op of n long words
+ * at top node `node`; `wait t0`.  fmt is the op's line. */
+void acc_sink_alu(AccSink *e, const char *fmt, ...) TL_INTERNAL
+    TL_PRINTF(2, 3);
+void acc_sink_nop(AccSink *e, int64_t n) TL_INTERNAL;
+void acc_sink_xfer(AccSink *e, int k, AccXferKind xk, int64_t n,
+                   const char *fmt, ...) TL_INTERNAL TL_PRINTF(5, 6);
+void acc_sink_dma(AccSink *e, int64_t node, int64_t n, const char *fmt,
+                  ...) TL_INTERNAL TL_PRINTF(4, 5);
+void acc_sink_wait(AccSink *e) TL_INTERNAL;
+/* The cycles of what was sunk, DMAs in flight included. */
+int64_t acc_sink_cycles(const AccSink *e) TL_INTERNAL;
+
 /* ---- schedules (layout_sched.c) ----------------------------------- */
 
 /* Checks every `layout` statement of the accel schedules of prog

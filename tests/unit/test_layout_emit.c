@@ -6,7 +6,9 @@
  * input, and after the run every local memory must hold each element
  * where the destination layout says (acc_layout_locate), copies
  * included: the simulator, not the emitter, judges the layout's
- * meaning.  Prints the simulated cycles beside the plan's estimate.
+ * meaning.  Prints the simulated cycles beside the plan's estimate,
+ * and checks acc_layout_emit_estimate against the simulator: cycles,
+ * long words over BM links and to and from DRAM within 20%.
  */
 #include "codegen/acc/layout.h"
 
@@ -112,9 +114,10 @@ free_bufs:
 }
 
 /* The simulated cycles of the conversion by itself (and a halt), on
- * whatever the memories hold: along the plan, or through DRAM. */
+ * whatever the memories hold: along the plan, or through DRAM.  words
+ * (may be NULL) gets the long words over BM links and DRAM. */
 static int64_t alone(const AccMachine *m, AccLayout *A, AccLayout *B,
-                     int dram)
+                     int dram, int64_t words[2])
 {
     TlBuf prog, why;
     int64_t cyc = -1;
@@ -132,13 +135,27 @@ static int64_t alone(const AccMachine *m, AccLayout *A, AccLayout *B,
     CHECK(p != NULL);
     if (p) {
         AccSim *sim = acc_sim_new(S, p, 1);
+        const AccStats *st = acc_sim_stats(sim);
         CHECK(acc_sim_run(sim) == 0);
-        cyc = acc_sim_stats(sim)->cycles;
+        cyc = st->cycles;
+        if (words) {
+            words[0] = words[1] = 0;
+            for (int k = 0; k < ACC_MAX_LEVELS; k++)
+                words[0] += st->link_words[k][0] + st->link_words[k][1];
+            words[1] = st->dram_words[0] + st->dram_words[1];
+        }
         acc_sim_free(sim);
     }
     buf_free(&prog);
     buf_free(&why);
     return cyc;
+}
+
+/* Whether estimate est is within 20% of the simulated sim. */
+static int near(int64_t est, int64_t sim)
+{
+    int64_t d = est > sim ? est - sim : sim - est;
+    return 5 * d <= sim;
 }
 
 /* Converts a rows x cols f32 tensor from one layout to another both
@@ -151,8 +168,10 @@ static int64_t convert(const char *mach, int rows, int cols,
 {
     const AccMachine *m = acc_machine_builtin(mach);
     AccLayout *A, *B;
-    int64_t lca;
+    int64_t lca, words[2];
     AccEmitCounts local;
+    AccEmitEst est;
+    TlBuf why;
 
     if (!c)
         c = &local;
@@ -168,7 +187,22 @@ static int64_t convert(const char *mach, int rows, int cols,
     run(m, A, B, rows, cols, 0, NULL);
     run(m, A, B, rows, cols, 1, c);
     run(m, A, B, rows, cols, 2, NULL);
-    lca = alone(m, A, B, 0);
+    lca = alone(m, A, B, 0, words);
+    /* The estimate has no halt. */
+    buf_init(&why);
+    CHECK(acc_layout_emit_estimate(A, B, &est, &why) == 0);
+    buf_free(&why);
+    CHECK(near(est.cycles, lca - m->step_cycles));
+    CHECK(near(est.link_words, words[0]));
+    CHECK(near(est.dram_words, words[1]));
+    CHECK(est.cnt.groups == c->groups && est.cnt.dram == c->dram &&
+          est.cnt.root == c->root && est.cnt.bcast == c->bcast);
+    printf("  emitted estimate %lld cycles (simulated %lld without the "
+           "halt), %lld lw over BM links (simulated %lld), %lld lw DRAM "
+           "(simulated %lld), %lld DMA ops\n", (long long)est.cycles,
+           (long long)(lca - m->step_cycles), (long long)est.link_words,
+           (long long)words[0], (long long)est.dram_words,
+           (long long)words[1], (long long)est.dma_ops);
     printf("%s %dx%d f32: %s -> %s\n  %lld groups: %lld in place, %lld "
            "mov, %lld mov from T, %lld through BMs, %lld BM images through "
            "DRAM, %lld through DRAM\n  "
@@ -179,7 +213,7 @@ static int64_t convert(const char *mach, int rows, int cols,
            (long long)c->indirect, (long long)c->bcast,
            (long long)c->root,
            (long long)c->dram, (long long)lca,
-           (long long)alone(m, A, B, 1),
+           (long long)alone(m, A, B, 1, NULL),
            acc_layout_convert_cost(&S->arena, A, B));
     tl_session_free(S);
     return lca;
