@@ -62,7 +62,21 @@ static void bm_name(char *buf, size_t n, int k)
         snprintf(buf, n, "b%d", k);
 }
 
-int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
+/* Whether L keeps one element in each long word (sub-word 0) though
+ * the dtype packs more. */
+static int unpacked(const AccLayout *L)
+{
+    if (L->epl == 1)
+        return 0;
+    for (int i = 0; i < L->nf; i++)
+        if (L->f[i].kind == ACC_F_WORD)
+            return 0;
+    return 1;
+}
+
+/* acc_layout_emit_ok, the long words' contents checked only when
+ * packing is set. */
+static int emit_ok(const AccLayout *L, int packing, TlBuf *why)
 {
     const AccMachine *m = L->m;
     int nbm = acc_bm_levels(m);
@@ -74,7 +88,7 @@ int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
     }
     /* Each long word must hold row-major neighbours: one W factor, the
      * innermost of the last axis, as wide as a long word. */
-    if (L->epl > 1) {
+    if (packing && L->epl > 1) {
         int nw = 0;
         for (int i = 0; i < L->nf; i++)
             nw += L->f[i].kind == ACC_F_WORD;
@@ -101,6 +115,22 @@ int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
         }
     }
     return 1;
+}
+
+int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
+{
+    return emit_ok(L, 1, why);
+}
+
+/* Whether a conversion from src to dst can be emitted: both as
+ * acc_layout_emit_ok, or both one element a long word, which every
+ * route moves long word by long word just as well (through DRAM as BM
+ * images only: row-major DRAM packs the elements). */
+static int conv_ok(const AccLayout *src, const AccLayout *dst, TlBuf *why)
+{
+    if (unpacked(src) && unpacked(dst))
+        return emit_ok(src, 0, why) && emit_ok(dst, 0, why);
+    return emit_ok(src, 1, why) && emit_ok(dst, 1, why);
 }
 
 /* Steps to wait after a transfer of BM level k before its result may
@@ -330,6 +360,21 @@ void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram)
     load_groups(&e, L, dram, NULL, NULL);
 }
 
+/* Whether top node t holds a long word of the first copy of L in
+ * group g. */
+static int holds(const AccLayout *L, int64_t g, int64_t t)
+{
+    const AccMachine *m = L->m;
+    int64_t span = acc_level_span(m, acc_bm_level(m, acc_bm_levels(m)));
+    for (int64_t i = 0; i < span; i++)
+        for (int k = 0; k < 4; k++) {
+            int64_t cp = -1;
+            if (at(L, t * span + i, L->base + 4 * g + k, &cp) >= 0 && !cp)
+                return 1;
+        }
+    return 0;
+}
+
 /* Stores L to DRAM at dram: row-major, or (img) each group's image in
  * the top BMs whole (img_place).  e NULL: only counts the DMA ops.
  * Returns the DMA ops. */
@@ -370,7 +415,11 @@ static int64_t store(AccSink *e, const AccLayout *L, int64_t dram, int img)
                 acc_sink_nop(e, settle(m, k, 0));
             }
         }
-        for (int64_t t = 0; t < ntop; t++)
+        for (int64_t t = 0; t < ntop; t++) {
+            /* Loads read the first copy only: a top node holding none
+             * of it in this group stores nothing. */
+            if (img && !holds(L, g, t))
+                continue;
             for (int64_t i = 0; i < span; i++)
                 for (int k = 0; k < 4; k++) {
                     int64_t cp = -1, el;
@@ -384,6 +433,7 @@ static int64_t store(AccSink *e, const AccLayout *L, int64_t dram, int img)
                         continue;
                     run_add(&r, t, off + i * 4 + k, dram + el / L->epl);
                 }
+        }
         if ((g + 1) % batch(m) == 0 || g + 1 == groups(L)) {
             run_flush(&r);
             if (e)
@@ -424,10 +474,10 @@ int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
 {
     TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
               src->dtype == dst->dtype);
-    if (!acc_layout_emit_ok(src, why) || !acc_layout_emit_ok(dst, why))
+    if (!conv_ok(src, dst, why))
         return -1;
     {
-        int img = use_images(src, dst, NULL);
+        int img = unpacked(src) || use_images(src, dst, NULL);
         AccSink e;
         acc_sink_init(&e, src->m, out);
         acc_sink_text(&e, "# convert through DRAM\n");
@@ -857,7 +907,7 @@ static int convert(AccSink *e, const AccLayout *src, const AccLayout *dst,
 
     TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
               src->dtype == dst->dtype);
-    if (!acc_layout_emit_ok(src, why) || !acc_layout_emit_ok(dst, why))
+    if (!conv_ok(src, dst, why))
         return -1;
     if (!cnt)
         cnt = &local;
@@ -906,7 +956,7 @@ static int convert(AccSink *e, const AccLayout *src, const AccLayout *dst,
                 how[g] = 'd';
     for (int64_t g = 0; g < ng && !img; g++)
         if (how[g] == 'd')
-            img = 1 + use_images(src, dst, how);
+            img = 1 + (unpacked(src) || use_images(src, dst, how));
     img = img == 2;
     acc_sink_text(e, "# convert through the lowest common ancestor\n");
     for (int64_t g = 0; g < ng; g++) {
