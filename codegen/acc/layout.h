@@ -334,7 +334,10 @@ typedef struct AccEmitCounts {
 /* Assembly converting the tensor from src to dst along the plan's
  * routes where the instruction stream allows (layout_emit.c says
  * which), the rest through DRAM as acc_layout_emit_convert_dram (the
- * scratch area is used only then).  src and dst must be resident
+ * scratch area is used only then).  Besides layouts that pass
+ * acc_layout_emit_ok, src and dst may both keep one element a long
+ * word (no W factor); this and acc_layout_emit_convert_dram accept
+ * that pair.  src and dst must be resident
  * (written and settled) before it runs; it ends with dst settled.
  * cnt (may be NULL) gets the routes taken.  -1 with the reason in why
  * when a layout cannot be emitted yet. */

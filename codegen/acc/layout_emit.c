@@ -1,6 +1,10 @@
 /*
  * layout_emit.c - a layout conversion as instructions, in the assembly
  * of docs/accel-asm.md: a first, always-correct route through DRAM.
+ * Every instruction goes through a sink (layout_time.c) that writes
+ * its text, times it as the simulator will, or both: the planner's
+ * cost of a conversion (acc_layout_emit_estimate) is this code run
+ * without text, so it takes the routes the text takes.
  *
  * The tensor goes up whole (every PE gathers 4 long words per step
  * into its L1 BM, each BM level gathers its children's into its own,

@@ -712,6 +712,8 @@ static void io_fill(AccPlan *p, PlTensor *t, int a)
         t->io_words[a] = 0;
         return;
     }
+    /* TODO(issue 6): cost loads and stores by what
+     * acc_layout_emit_load/_store emit, as conversions are. */
     cp = t->role == PT_INPUT
              ? acc_layout_convert_plan(&p->s->arena, t->dram, t->cand[a].L)
              : acc_layout_convert_plan(&p->s->arena, t->cand[a].L, t->dram);
