@@ -188,6 +188,13 @@ void acc_layout_set_copy(const AccLayout *L, int64_t copy, AccLoc *out);
  * which copy it is. */
 int64_t acc_layout_element(const AccLayout *L, const AccLoc *loc,
                            int64_t *copy);
+/* The element (and copy, may be NULL) at sub-word 0 of address addr of
+ * PE number pe (counting all PEs from 0) of a layout in a PE space, or
+ * -1: acc_layout_element through a table of every place, built on the
+ * first call when it is small enough (the conversion emitter and its
+ * estimate ask for every place of a layout many times). */
+int64_t acc_layout_at(const AccLayout *L, int64_t pe, int64_t addr,
+                      int64_t *copy);
 /* Flat index <-> index vector, row-major over L's shape. */
 void acc_layout_unflatten(const AccLayout *L, int64_t e, int64_t *idx);
 int64_t acc_layout_flatten(const AccLayout *L, const int64_t *idx);

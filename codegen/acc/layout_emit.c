@@ -163,17 +163,7 @@ static int64_t settle(const AccMachine *m, int k, int down)
 static int64_t at(const AccLayout *L, int64_t pe, int64_t addr,
                   int64_t *copy)
 {
-    const AccMachine *m = L->m;
-    AccLoc loc;
-    memset(&loc, 0, sizeof loc);
-    loc.node_level = m->nlevels - 1;
-    loc.space = L->space;
-    loc.addr = addr;
-    for (int lv = m->nlevels - 1; lv >= 0; lv--) {
-        loc.path[lv] = pe % m->level[lv].fanout;
-        pe /= m->level[lv].fanout;
-    }
-    return acc_layout_element(L, &loc, copy);
+    return acc_layout_at(L, pe, addr, copy);
 }
 
 static int64_t groups(const AccLayout *L)

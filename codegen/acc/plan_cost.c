@@ -669,9 +669,13 @@ static void conv_fill(AccPlan *p, PlTensor *t, int a, int b)
     }
     /* What layout_emit.c would emit, timed as the simulator times it;
      * the LCA model's ideal routes only for layouts it cannot emit.
-     * TODO(issue 6): the naive plan's layouts of one element per long
-     * word are costed by the LCA model, which is far below what any
-     * route of today's emitter would take. */
+     * TODO(issue 6): a packed layout against one of one element a
+     * long word (the naive plan's 1-D tensors) is costed by the LCA
+     * model, far below what a route would take.  TODO(issue 6): the
+     * estimate visits every place of both layouts several times (the
+     * route of each group, DMA ops counted both ways through DRAM,
+     * then timed): resblock's plan on mn2 takes 26 s of host time, 5.6
+     * with the LCA model; one pass per layout would do. */
     buf_init(&why);
     if (acc_layout_emit_estimate(t->cand[a].L,
                                  pl_conv_target(p, t->cand[a].L,

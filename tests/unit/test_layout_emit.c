@@ -219,6 +219,39 @@ static int64_t convert(const char *mach, int rows, int cols,
     return lca;
 }
 
+/* acc_layout_at (a table of places, or decoding when the table would
+ * be too large) agrees with acc_layout_element on every place of every
+ * step-th PE. */
+static void at_agrees(const char *mach, const char *text, int64_t step)
+{
+    const AccMachine *m = acc_machine_builtin(mach);
+    AccLayout *L;
+    int64_t bad = 0, seen = 0;
+
+    S = tl_session_new();
+    L = lay(m, DT_F32, text);
+    CHECK(L != NULL);
+    for (int64_t pe = 0; L && pe < acc_machine_pes(m); pe += step)
+        for (int64_t a = L->base - 1; a <= L->base + L->addr_span; a++) {
+            AccLoc loc;
+            int64_t q = pe, c1 = -1, c2 = -1, e1, e2;
+            memset(&loc, 0, sizeof loc);
+            loc.node_level = m->nlevels - 1;
+            loc.space = L->space;
+            loc.addr = a;
+            for (int lv = m->nlevels - 1; lv >= 0; lv--) {
+                loc.path[lv] = q % m->level[lv].fanout;
+                q /= m->level[lv].fanout;
+            }
+            e1 = acc_layout_element(L, &loc, &c1);
+            e2 = acc_layout_at(L, pe, a, &c2);
+            bad += e1 != e2 || (e1 >= 0 && c1 != c2);
+            seen += e1 >= 0;
+        }
+    CHECK(bad == 0 && seen > 0);
+    tl_session_free(S);
+}
+
 /* A conversion between layouts of one element a long word (which
  * row-major DRAM cannot load or store): the source written straight
  * into the simulator's LMs, converted, every copy checked where the
@@ -305,6 +338,13 @@ int main(void)
             NULL);
     convert("test", 16, 16, "((2_L2B, 2_L1B, 4_MAB), (4_PE, 2, 2_W))",
             "((4, 4_PE), (2_L1B, 2_L2B, 2, 2_W))", NULL);
+    at_agrees("test", "(8,16)/((2_L2B, 4:1), (2_L1B, 4_PE, 2_W))", 1);
+    at_agrees("test", "lm1[8:24], (8,16)/((4_PE, 2), (4:2, 2, 2_W)); "
+              "B@[L2B, MAB]", 1);
+    at_agrees("tiny", "(4,8)/((4_PE), (8))", 1);
+    /* 4096 PEs x 2048 addresses: no table. */
+    at_agrees("mn2", "(64,64)/((64), (32, 2_W)); B@[L2B, L1B, MAB, PE]",
+              511);
     /* Each route of the plan by itself.  In place: the same layout. */
     convert("tiny", 4, 8, "((2_L1B, 2_MAB, 1), (4_PE, 2_W))",
             "((2_L1B, 2_MAB, 1), (4_PE, 2_W))", &c);
