@@ -7,8 +7,10 @@
 # (bench/plan_blocks.tdsl), from `tdsl lower --target accel --explain
 # --simulate`.
 #
-# The estimate columns are the cost model's (codegen/acc/plan*.c and
-# layout_conv.c).  The simulated columns run every conversion of the
+# The estimate columns are the cost model's (codegen/acc/plan*.c): for
+# each conversion layout_emit.c can emit, what its instructions take as
+# the simulator times them (acc_layout_emit_estimate), else the LCA
+# model of layout_conv.c.  The simulated columns run every conversion of the
 # plan by itself on the simulator, emitted by layout_emit.c
 # (codegen/acc/plan_sim.c): 'sim' of 'n' conversions could be emitted,
 # 'est' is the estimate of those same conversions, sim_lw the long

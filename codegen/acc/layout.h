@@ -188,6 +188,13 @@ void acc_layout_set_copy(const AccLayout *L, int64_t copy, AccLoc *out);
  * which copy it is. */
 int64_t acc_layout_element(const AccLayout *L, const AccLoc *loc,
                            int64_t *copy);
+/* The element (and copy, may be NULL) at sub-word 0 of address addr of
+ * PE number pe (counting all PEs from 0) of a layout in a PE space, or
+ * -1: acc_layout_element through a table of every place, built on the
+ * first call when it is small enough (the conversion emitter and its
+ * estimate ask for every place of a layout many times). */
+int64_t acc_layout_at(const AccLayout *L, int64_t pe, int64_t addr,
+                      int64_t *copy);
 /* Flat index <-> index vector, row-major over L's shape. */
 void acc_layout_unflatten(const AccLayout *L, int64_t e, int64_t *idx);
 int64_t acc_layout_flatten(const AccLayout *L, const int64_t *idx);
@@ -334,13 +341,69 @@ typedef struct AccEmitCounts {
 /* Assembly converting the tensor from src to dst along the plan's
  * routes where the instruction stream allows (layout_emit.c says
  * which), the rest through DRAM as acc_layout_emit_convert_dram (the
- * scratch area is used only then).  src and dst must be resident
+ * scratch area is used only then).  Besides layouts that pass
+ * acc_layout_emit_ok, src and dst may both keep one element a long
+ * word (no W factor); this and acc_layout_emit_convert_dram accept
+ * that pair.  src and dst must be resident
  * (written and settled) before it runs; it ends with dst settled.
  * cnt (may be NULL) gets the routes taken.  -1 with the reason in why
  * when a layout cannot be emitted yet. */
 int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
                             const AccLayout *dst, int64_t scratch,
                             AccEmitCounts *cnt, TlBuf *why);
+
+/* What acc_layout_emit_estimate predicts the simulator will count for
+ * the instructions acc_layout_emit_convert writes (the same routes). */
+typedef struct AccEmitEst {
+    int64_t cycles;         /* as plan_sim.c counts them (no halt) */
+    int64_t link_words;     /* over BM links, both ways */
+    int64_t dram_words;     /* to and from DRAM */
+    int64_t dma_ops;
+    AccEmitCounts cnt;      /* the routes of the groups */
+} AccEmitEst;
+
+/* The cost of acc_layout_emit_convert(src, dst) without its text: the
+ * routes are decided by the same code, and each instruction is timed
+ * as the simulator times it (layout_time.c).  -1 with the reason in why
+ * when a layout cannot be emitted yet. */
+int acc_layout_emit_estimate(const AccLayout *src, const AccLayout *dst,
+                             AccEmitEst *est, TlBuf *why);
+
+/* ---- instruction timing (layout_time.c), for layout_emit.c -------- */
+
+#define ACC_SINK_CHANNELS 64
+
+/* Where emitted instructions go: text (out, may be NULL), and the
+ * steps and traffic the simulator will count for them. */
+typedef struct AccSink {
+    TlBuf *out;
+    const AccMachine *m;
+    int64_t step;                   /* next bundle's earliest step */
+    int64_t slot_free[ACC_SLOT__MAX];
+    int64_t next_dma;               /* first step a DMA op may issue */
+    int64_t tag_done;               /* cycle the DMAs so far land */
+    int64_t chan_free[ACC_SINK_CHANNELS];   /* cycles */
+    int64_t link_words, dram_words, dma_ops;
+} AccSink;
+
+void acc_sink_init(AccSink *e, const AccMachine *m, TlBuf *out)
+    TL_INTERNAL;
+/* Text only (comments); no bundle. */
+void acc_sink_text(AccSink *e, const char *fmt, ...) TL_INTERNAL
+    TL_PRINTF(2, 3);
+/* One bundle each: an ALU op; nop/n; a transfer of BM level k of kind
+ * xk whose written BM length is n (k >= 2); a DMA op of n long words
+ * at top node `node`; `wait t0`.  fmt is the op's line. */
+void acc_sink_alu(AccSink *e, const char *fmt, ...) TL_INTERNAL
+    TL_PRINTF(2, 3);
+void acc_sink_nop(AccSink *e, int64_t n) TL_INTERNAL;
+void acc_sink_xfer(AccSink *e, int k, AccXferKind xk, int64_t n,
+                   const char *fmt, ...) TL_INTERNAL TL_PRINTF(5, 6);
+void acc_sink_dma(AccSink *e, int64_t node, int64_t n, const char *fmt,
+                  ...) TL_INTERNAL TL_PRINTF(4, 5);
+void acc_sink_wait(AccSink *e) TL_INTERNAL;
+/* The cycles of what was sunk, DMAs in flight included. */
+int64_t acc_sink_cycles(const AccSink *e) TL_INTERNAL;
 
 /* ---- schedules (layout_sched.c) ----------------------------------- */
 

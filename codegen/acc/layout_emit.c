@@ -1,6 +1,10 @@
 /*
  * layout_emit.c - a layout conversion as instructions, in the assembly
  * of docs/accel-asm.md: a first, always-correct route through DRAM.
+ * Every instruction goes through a sink (layout_time.c) that writes
+ * its text, times it as the simulator will, or both: the planner's
+ * cost of a conversion (acc_layout_emit_estimate) is this code run
+ * without text, so it takes the routes the text takes.
  *
  * The tensor goes up whole (every PE gathers 4 long words per step
  * into its L1 BM, each BM level gathers its children's into its own,
@@ -62,7 +66,21 @@ static void bm_name(char *buf, size_t n, int k)
         snprintf(buf, n, "b%d", k);
 }
 
-int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
+/* Whether L keeps one element in each long word (sub-word 0) though
+ * the dtype packs more. */
+static int unpacked(const AccLayout *L)
+{
+    if (L->epl == 1)
+        return 0;
+    for (int i = 0; i < L->nf; i++)
+        if (L->f[i].kind == ACC_F_WORD)
+            return 0;
+    return 1;
+}
+
+/* acc_layout_emit_ok, the long words' contents checked only when
+ * packing is set. */
+static int emit_ok(const AccLayout *L, int packing, TlBuf *why)
 {
     const AccMachine *m = L->m;
     int nbm = acc_bm_levels(m);
@@ -74,7 +92,7 @@ int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
     }
     /* Each long word must hold row-major neighbours: one W factor, the
      * innermost of the last axis, as wide as a long word. */
-    if (L->epl > 1) {
+    if (packing && L->epl > 1) {
         int nw = 0;
         for (int i = 0; i < L->nf; i++)
             nw += L->f[i].kind == ACC_F_WORD;
@@ -103,6 +121,22 @@ int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
     return 1;
 }
 
+int acc_layout_emit_ok(const AccLayout *L, TlBuf *why)
+{
+    return emit_ok(L, 1, why);
+}
+
+/* Whether a conversion from src to dst can be emitted: both as
+ * acc_layout_emit_ok, or both one element a long word, which every
+ * route moves long word by long word just as well (through DRAM as BM
+ * images only: row-major DRAM packs the elements). */
+static int conv_ok(const AccLayout *src, const AccLayout *dst, TlBuf *why)
+{
+    if (unpacked(src) && unpacked(dst))
+        return emit_ok(src, 0, why) && emit_ok(dst, 0, why);
+    return emit_ok(src, 1, why) && emit_ok(dst, 1, why);
+}
+
 /* Steps to wait after a transfer of BM level k before its result may
  * be read: its occupancy (as the simulator counts it) and latency. */
 static int64_t settle(const AccMachine *m, int k, int down)
@@ -129,17 +163,7 @@ static int64_t settle(const AccMachine *m, int k, int down)
 static int64_t at(const AccLayout *L, int64_t pe, int64_t addr,
                   int64_t *copy)
 {
-    const AccMachine *m = L->m;
-    AccLoc loc;
-    memset(&loc, 0, sizeof loc);
-    loc.node_level = m->nlevels - 1;
-    loc.space = L->space;
-    loc.addr = addr;
-    for (int lv = m->nlevels - 1; lv >= 0; lv--) {
-        loc.path[lv] = pe % m->level[lv].fanout;
-        pe /= m->level[lv].fanout;
-    }
-    return acc_layout_element(L, &loc, copy);
+    return acc_layout_at(L, pe, addr, copy);
 }
 
 static int64_t groups(const AccLayout *L)
@@ -150,11 +174,11 @@ static int64_t groups(const AccLayout *L)
 /* DMA transfers of one top node, merged into runs: consecutive BM
  * positions to (or from) consecutive DRAM long words go as one op. */
 typedef struct Run {
-    TlBuf *out;
+    AccSink *e;
     int store;              /* dma.st (BM -> DRAM), else dma.ld */
     const char *bm;
     int64_t node, bm0, d0, n;
-    int64_t ops;            /* ops flushed (out NULL: only counted) */
+    int64_t ops;            /* ops flushed (e NULL: only counted) */
 } Run;
 
 static void run_flush(Run *r)
@@ -162,16 +186,18 @@ static void run_flush(Run *r)
     if (!r->n)
         return;
     r->ops++;
-    if (!r->out)
+    if (!r->e)
         r->n = 0;
     else if (r->store)
-        buf_printf(r->out, "dma.st.t0@%lld %s[%lld:%lld] -> d[%lld]\n",
-                   (long long)r->node, r->bm, (long long)r->bm0,
-                   (long long)(r->bm0 + r->n), (long long)r->d0);
+        acc_sink_dma(r->e, r->node, r->n,
+                     "dma.st.t0@%lld %s[%lld:%lld] -> d[%lld]\n",
+                     (long long)r->node, r->bm, (long long)r->bm0,
+                     (long long)(r->bm0 + r->n), (long long)r->d0);
     else
-        buf_printf(r->out, "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
-                   (long long)r->node, (long long)r->d0,
-                   (long long)(r->d0 + r->n), r->bm, (long long)r->bm0);
+        acc_sink_dma(r->e, r->node, r->n,
+                     "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
+                     (long long)r->node, (long long)r->d0,
+                     (long long)(r->d0 + r->n), r->bm, (long long)r->bm0);
     r->n = 0;
 }
 
@@ -210,9 +236,9 @@ static int64_t img_place(const AccLayout *S, int64_t e)
 
 /* The DMA half of loading group g of L from DRAM at dram into the top
  * BMs at [off]: row-major, or (via not NULL) from the images of via's
- * groups (img_place).  out NULL: only counts the DMA ops into *ops.
+ * groups (img_place).  e NULL: only counts the DMA ops into *ops.
  * 0 when L has nothing there. */
-static int load_dma(TlBuf *out, const AccLayout *L, int64_t dram,
+static int load_dma(AccSink *e, const AccLayout *L, int64_t dram,
                     int64_t g, const AccLayout *via, int64_t off,
                     int64_t *ops)
 {
@@ -224,7 +250,7 @@ static int load_dma(TlBuf *out, const AccLayout *L, int64_t dram,
 
     bm_name(tb, sizeof tb, nbm);
     memset(&r, 0, sizeof r);
-    r.out = out;
+    r.e = e;
     r.bm = tb;
     for (int64_t t = 0; t < ntop; t++)
         for (int64_t i = 0; i < span; i++)
@@ -242,7 +268,7 @@ static int load_dma(TlBuf *out, const AccLayout *L, int64_t dram,
 
 /* The other half: group g's image at [off] of the top BMs down every
  * BM level to the PEs. */
-static void load_down(TlBuf *out, const AccLayout *L, int64_t g,
+static void load_down(AccSink *e, const AccLayout *L, int64_t g,
                       int64_t off)
 {
     const AccMachine *m = L->m;
@@ -251,18 +277,18 @@ static void load_down(TlBuf *out, const AccLayout *L, int64_t g,
 
     for (int k = nbm; k >= 2; k--) {
         int lv = acc_bm_level(m, k);
-        int64_t o = k == nbm ? off : 0;
+        int64_t o = k == nbm ? off : 0, n = acc_level_span(m, lv) * 4;
         bm_name(b, sizeof b, k);
         bm_name(c, sizeof c, k - 1);
-        buf_printf(out, "dist.L%d %s[%lld:%lld] -> %s[0]\nnop/%lld\n", k, b,
-                   (long long)o, (long long)(o + acc_level_span(m, lv) * 4),
-                   c, (long long)settle(m, k, 1));
+        acc_sink_xfer(e, k, ACC_XK_DIST, n, "dist.L%d %s[%lld:%lld] -> "
+                      "%s[0]\n", k, b, (long long)o, (long long)(o + n), c);
+        acc_sink_nop(e, settle(m, k, 1));
     }
-    buf_printf(out, "dist.L1 lb[%lld] -> %s[%lld+]\nnop/%lld\n",
-               (long long)(nbm == 1 ? off : 0),
-               acc_layout_space_name(L->space),
-               (long long)(2 * (L->base + 4 * g)),
-               (long long)settle(m, 1, 1));
+    acc_sink_xfer(e, 1, ACC_XK_DIST, 0, "dist.L1 lb[%lld] -> %s[%lld+]\n",
+                  (long long)(nbm == 1 ? off : 0),
+                  acc_layout_space_name(L->space),
+                  (long long)(2 * (L->base + 4 * g)));
+    acc_sink_nop(e, settle(m, 1, 1));
 }
 
 /* Group images the top BMs hold at once. */
@@ -275,7 +301,7 @@ static int64_t batch(const AccMachine *m)
 
 /* Loads the groups of L that how marks 'd' (how NULL: all), a batch
  * of them into the top BMs side by side, one wait, then each down. */
-static void load_groups(TlBuf *out, const AccLayout *L, int64_t dram,
+static void load_groups(AccSink *e, const AccLayout *L, int64_t dram,
                         const char *how, const AccLayout *via)
 {
     const AccMachine *m = L->m;
@@ -286,19 +312,19 @@ static void load_groups(TlBuf *out, const AccLayout *L, int64_t dram,
 
     for (int64_t g = 0; g <= groups(L); g++) {
         if (g < groups(L) && (!how || how[g] == 'd') &&
-            load_dma(out, L, dram, g, via, n * img, NULL))
+            load_dma(e, L, dram, g, via, n * img, NULL))
             in[n++] = g;
         if (n && (n == nb || g == groups(L))) {
-            buf_puts(out, "wait t0\n");
+            acc_sink_wait(e);
             for (int64_t j = 0; j < n; j++)
-                load_down(out, L, in[j], j * img);
+                load_down(e, L, in[j], j * img);
             n = 0;
         }
     }
     free(in);
 }
 
-/* The DMA ops of load_groups (out NULL). */
+/* The DMA ops of load_groups. */
 static void count_loads(const AccLayout *L, const char *how,
                         const AccLayout *via, int64_t *ops)
 {
@@ -310,24 +336,43 @@ static void count_loads(const AccLayout *L, const char *how,
 int acc_layout_emit_load_group(TlBuf *out, const AccLayout *L,
                                int64_t dram, int64_t g)
 {
-    if (!load_dma(out, L, dram, g, NULL, 0, NULL))
+    AccSink e;
+    acc_sink_init(&e, L->m, out);
+    if (!load_dma(&e, L, dram, g, NULL, 0, NULL))
         return 0;
-    buf_puts(out, "wait t0\n");
-    load_down(out, L, g, 0);
+    acc_sink_wait(&e);
+    load_down(&e, L, g, 0);
     return 1;
 }
 
 void acc_layout_emit_load(TlBuf *out, const AccLayout *L, int64_t dram)
 {
-    buf_printf(out, "# load %s from d[%lld] (row-major)\n",
-               acc_layout_space_name(L->space), (long long)dram);
-    load_groups(out, L, dram, NULL, NULL);
+    AccSink e;
+    acc_sink_init(&e, L->m, out);
+    acc_sink_text(&e, "# load %s from d[%lld] (row-major)\n",
+                  acc_layout_space_name(L->space), (long long)dram);
+    load_groups(&e, L, dram, NULL, NULL);
+}
+
+/* Whether top node t holds a long word of the first copy of L in
+ * group g. */
+static int holds(const AccLayout *L, int64_t g, int64_t t)
+{
+    const AccMachine *m = L->m;
+    int64_t span = acc_level_span(m, acc_bm_level(m, acc_bm_levels(m)));
+    for (int64_t i = 0; i < span; i++)
+        for (int k = 0; k < 4; k++) {
+            int64_t cp = -1;
+            if (at(L, t * span + i, L->base + 4 * g + k, &cp) >= 0 && !cp)
+                return 1;
+        }
+    return 0;
 }
 
 /* Stores L to DRAM at dram: row-major, or (img) each group's image in
- * the top BMs whole (img_place).  out NULL: only counts the DMA ops.
+ * the top BMs whole (img_place).  e NULL: only counts the DMA ops.
  * Returns the DMA ops. */
-static int64_t store(TlBuf *out, const AccLayout *L, int64_t dram, int img)
+static int64_t store(AccSink *e, const AccLayout *L, int64_t dram, int img)
 {
     const AccMachine *m = L->m;
     int nbm = acc_bm_levels(m), top = acc_bm_level(m, nbm);
@@ -338,49 +383,55 @@ static int64_t store(TlBuf *out, const AccLayout *L, int64_t dram, int img)
 
     bm_name(tb, sizeof tb, nbm);
     memset(&r, 0, sizeof r);
-    r.out = out;
+    r.e = e;
     r.store = 1;
     r.bm = tb;
-    if (out)
-        buf_printf(out, "# store %s to d[%lld] (%s)\n", sp, (long long)dram,
-                   img ? "BM images" : "row-major");
+    if (e)
+        acc_sink_text(e, "# store %s to d[%lld] (%s)\n", sp,
+                      (long long)dram, img ? "BM images" : "row-major");
     for (int64_t g = 0; g < groups(L); g++) {
         /* A batch of groups side by side in the top BMs, one wait. */
         int64_t off = (g % batch(m)) * span * 4;
-        if (out) {
-            buf_printf(out, "gather.L1 %s[%lld+] -> lb[%lld]\nnop/%lld\n",
-                       sp, (long long)(2 * (L->base + 4 * g)),
-                       (long long)(nbm == 1 ? off : 0),
-                       (long long)settle(m, 1, 0));
+        if (e) {
+            acc_sink_xfer(e, 1, ACC_XK_GATHER, 0,
+                          "gather.L1 %s[%lld+] -> lb[%lld]\n", sp,
+                          (long long)(2 * (L->base + 4 * g)),
+                          (long long)(nbm == 1 ? off : 0));
+            acc_sink_nop(e, settle(m, 1, 0));
             for (int k = 2; k <= nbm; k++) {
-                int lv = acc_bm_level(m, k - 1);
+                int64_t n = acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
                 bm_name(b, sizeof b, k);
                 bm_name(c, sizeof c, k - 1);
-                buf_printf(out, "gather.L%d %s[0:%lld] -> %s[%lld]\n"
-                           "nop/%lld\n", k, c,
-                           (long long)(acc_level_span(m, lv) * 4), b,
-                           (long long)(k == nbm ? off : 0),
-                           (long long)settle(m, k, 0));
+                acc_sink_xfer(e, k, ACC_XK_GATHER, n,
+                              "gather.L%d %s[0:%lld] -> %s[%lld]\n", k, c,
+                              (long long)n, b,
+                              (long long)(k == nbm ? off : 0));
+                acc_sink_nop(e, settle(m, k, 0));
             }
         }
-        for (int64_t t = 0; t < ntop; t++)
+        for (int64_t t = 0; t < ntop; t++) {
+            /* Loads read the first copy only: a top node holding none
+             * of it in this group stores nothing. */
+            if (img && !holds(L, g, t))
+                continue;
             for (int64_t i = 0; i < span; i++)
                 for (int k = 0; k < 4; k++) {
-                    int64_t cp = -1, e;
+                    int64_t cp = -1, el;
                     if (img) {
                         run_add(&r, t, off + i * 4 + k, dram +
                                 (g * ntop + t) * span * 4 + i * 4 + k);
                         continue;
                     }
-                    e = at(L, t * span + i, L->base + 4 * g + k, &cp);
-                    if (e < 0 || cp != 0 || e % L->epl)
+                    el = at(L, t * span + i, L->base + 4 * g + k, &cp);
+                    if (el < 0 || cp != 0 || el % L->epl)
                         continue;
-                    run_add(&r, t, off + i * 4 + k, dram + e / L->epl);
+                    run_add(&r, t, off + i * 4 + k, dram + el / L->epl);
                 }
+        }
         if ((g + 1) % batch(m) == 0 || g + 1 == groups(L)) {
             run_flush(&r);
-            if (out)
-                buf_puts(out, "wait t0\n");
+            if (e)
+                acc_sink_wait(e);
         }
     }
     return r.ops;
@@ -388,7 +439,9 @@ static int64_t store(TlBuf *out, const AccLayout *L, int64_t dram, int img)
 
 void acc_layout_emit_store(TlBuf *out, const AccLayout *L, int64_t dram)
 {
-    store(out, L, dram, 0);
+    AccSink e;
+    acc_sink_init(&e, L->m, out);
+    store(&e, L, dram, 0);
 }
 
 int64_t acc_layout_emit_scratch(const AccLayout *src)
@@ -415,13 +468,15 @@ int acc_layout_emit_convert_dram(TlBuf *out, const AccLayout *src,
 {
     TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
               src->dtype == dst->dtype);
-    if (!acc_layout_emit_ok(src, why) || !acc_layout_emit_ok(dst, why))
+    if (!conv_ok(src, dst, why))
         return -1;
     {
-        int img = use_images(src, dst, NULL);
-        buf_puts(out, "# convert through DRAM\n");
-        store(out, src, scratch, img);
-        load_groups(out, dst, scratch, NULL, img ? src : NULL);
+        int img = unpacked(src) || use_images(src, dst, NULL);
+        AccSink e;
+        acc_sink_init(&e, src->m, out);
+        acc_sink_text(&e, "# convert through DRAM\n");
+        store(&e, src, scratch, img);
+        load_groups(&e, dst, scratch, NULL, img ? src : NULL);
     }
     return 0;
 }
@@ -558,13 +613,13 @@ static int fit(const AccLayout *S, const Want *want, int64_t npe,
 
 /* T[c] of every PE := its source address of sub-cycle c (words), as
  * fit() found them, computed from the ids; uses r[0:8] and s[0:8]. */
-static void emit_t(TlBuf *out, const AccMachine *m, const int64_t k[4],
+static void emit_t(AccSink *e, const AccMachine *m, const int64_t k[4],
                    const int64_t coef[ACC_MAX_LEVELS])
 {
     for (int c = 0; c < 4; c++)
-        buf_printf(out, "mov.i32 #%lld -> r[%d]\n", (long long)(2 * k[c]),
-                   2 * c);
-    buf_printf(out, "nop/%d\n", m->lat_grf);
+        acc_sink_alu(e, "mov.i32 #%lld -> r[%d]\n", (long long)(2 * k[c]),
+                     2 * c);
+    acc_sink_nop(e, m->lat_grf);
     for (int lv = 0; lv < m->nlevels; lv++) {
         char id[32];
         size_t j;
@@ -573,11 +628,14 @@ static void emit_t(TlBuf *out, const AccMachine *m, const int64_t k[4],
         snprintf(id, sizeof id, "%s", m->level[lv].name);
         for (j = 0; id[j]; j++)
             id[j] = (char)tolower((unsigned char)id[j]);
-        buf_printf(out, "mul.i32 $%s, #%lld -> s[0+]\nnop/%d\n"
-                   "add.i32 r[0+], s[0+] -> r[0+]\nnop/%d\n", id,
-                   (long long)(2 * coef[lv]), m->lat_grf, m->lat_grf);
+        acc_sink_alu(e, "mul.i32 $%s, #%lld -> s[0+]\n", id,
+                     (long long)(2 * coef[lv]));
+        acc_sink_nop(e, m->lat_grf);
+        acc_sink_alu(e, "add.i32 r[0+], s[0+] -> r[0+]\n");
+        acc_sink_nop(e, m->lat_grf);
     }
-    buf_printf(out, "mov.i32 r[0+] -> t[0+]\nnop/%d\n", m->lat_grf);
+    acc_sink_alu(e, "mov.i32 r[0+] -> t[0+]\n");
+    acc_sink_nop(e, m->lat_grf);
 }
 
 /* The source operand reading, in sub-cycle c, the address every PE
@@ -633,33 +691,46 @@ static int64_t bsettle(const AccMachine *m, int k)
     return (int64_t)ceil(cyc / m->step_cycles) + l->lat_steps + 1;
 }
 
+/* Every PE's 4 long words of source operand so gathered up to BM
+ * level k, each level's image at [0]. */
+static void gather_up(AccSink *e, const AccMachine *m, const char *so,
+                      int k)
+{
+    char b[16], c[16];
+
+    acc_sink_xfer(e, 1, ACC_XK_GATHER, 0, "gather.L1 %s -> lb[0]\n", so);
+    acc_sink_nop(e, settle(m, 1, 0));
+    for (int j = 2; j <= k; j++) {
+        int64_t n = acc_level_span(m, acc_bm_level(m, j - 1)) * 4;
+        bm_name(b, sizeof b, j);
+        bm_name(c, sizeof c, j - 1);
+        acc_sink_xfer(e, j, ACC_XK_GATHER, n,
+                      "gather.L%d %s[0:%lld] -> %s[0]\n", j, c,
+                      (long long)n, b);
+        acc_sink_nop(e, settle(m, j, 0));
+    }
+}
+
 /* The broadcast: gather source operand so (every PE's 4 long words) up
  * to BM level k, then PE ql's 4 long words down to every PE below. */
-static void emit_bcast(TlBuf *out, const AccMachine *m, const char *so,
+static void emit_bcast(AccSink *e, const AccMachine *m, const char *so,
                        const char *dst, int k, int64_t ql)
 {
     char b[16], c[16];
 
-    buf_printf(out, "gather.L1 %s -> lb[0]\nnop/%lld\n", so,
-               (long long)settle(m, 1, 0));
-    for (int j = 2; j <= k; j++) {
-        bm_name(b, sizeof b, j);
-        bm_name(c, sizeof c, j - 1);
-        buf_printf(out, "gather.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", j, c,
-                   (long long)(acc_level_span(m, acc_bm_level(m, j - 1)) *
-                               4), b, (long long)settle(m, j, 0));
-    }
+    gather_up(e, m, so, k);
     for (int j = k; j >= 2; j--) {
         int64_t from = j == k ? 4 * ql : 0;
         bm_name(b, sizeof b, j);
         bm_name(c, sizeof c, j - 1);
-        buf_printf(out, "bcast.L%d %s[%lld:%lld] -> %s[0]\nnop/%lld\n", j,
-                   b, (long long)from, (long long)(from + 4), c,
-                   (long long)bsettle(m, j));
+        acc_sink_xfer(e, j, ACC_XK_BCAST, 4,
+                      "bcast.L%d %s[%lld:%lld] -> %s[0]\n", j, b,
+                      (long long)from, (long long)(from + 4), c);
+        acc_sink_nop(e, bsettle(m, j));
     }
-    buf_printf(out, "bcast.L1 lb[%lld] -> %s\nnop/%lld\n",
-               (long long)(k == 1 ? 4 * ql : 0), dst,
-               (long long)bsettle(m, 1));
+    acc_sink_xfer(e, 1, ACC_XK_BCAST, 0, "bcast.L1 lb[%lld] -> %s\n",
+                  (long long)(k == 1 ? 4 * ql : 0), dst);
+    acc_sink_nop(e, bsettle(m, 1));
 }
 
 /* Whether the group can be rebuilt through BM level k (k >= 2): every
@@ -745,7 +816,7 @@ static int slot_level(const AccMachine *m, const Want *want, int64_t npe,
 /* The rebuild: every PE's 4 long words gathered up to BM level k, the
  * image of each level k-1 node rebuilt there 4 long words at a time
  * (q, broadcast to every child alike), then distributed down. */
-static void emit_slots(TlBuf *out, const AccMachine *m, const char *so,
+static void emit_slots(AccSink *e, const AccMachine *m, const char *so,
                        const char *dst, int k, const int64_t *q,
                        const int64_t *tsrc, int64_t scratch)
 {
@@ -753,15 +824,7 @@ static void emit_slots(TlBuf *out, const AccMachine *m, const char *so,
     int64_t sk = acc_level_span(m, acc_bm_level(m, k)), x = 0;
     char b[16], c[16];
 
-    buf_printf(out, "gather.L1 %s -> lb[0]\nnop/%lld\n", so,
-               (long long)settle(m, 1, 0));
-    for (int j = 2; j <= k; j++) {
-        bm_name(b, sizeof b, j);
-        bm_name(c, sizeof c, j - 1);
-        buf_printf(out, "gather.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", j, c,
-                   (long long)(acc_level_span(m, acc_bm_level(m, j - 1)) *
-                               4), b, (long long)settle(m, j, 0));
-    }
+    gather_up(e, m, so, k);
     bm_name(b, sizeof b, k);
     bm_name(c, sizeof c, k - 1);
     if (tsrc) {
@@ -770,31 +833,37 @@ static void emit_slots(TlBuf *out, const AccMachine *m, const char *so,
         int64_t nt = acc_level_nodes(m, acc_bm_level(m, k));
         x = 4 * sk;
         for (int64_t t = 0; t < nt; t++)
-            buf_printf(out, "dma.st.t0@%lld %s[0:%lld] -> d[%lld]\n",
-                       (long long)t, b, (long long)(4 * sk),
-                       (long long)(scratch + t * 4 * sk));
-        buf_puts(out, "wait t0\n");
+            acc_sink_dma(e, t, 4 * sk,
+                         "dma.st.t0@%lld %s[0:%lld] -> d[%lld]\n",
+                         (long long)t, b, (long long)(4 * sk),
+                         (long long)(scratch + t * 4 * sk));
+        acc_sink_wait(e);
         for (int64_t t = 0; t < nt; t++)
-            buf_printf(out, "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
-                       (long long)t, (long long)(scratch + tsrc[t] * 4 * sk),
-                       (long long)(scratch + (tsrc[t] + 1) * 4 * sk), b,
-                       (long long)x);
-        buf_puts(out, "wait t0\n");
+            acc_sink_dma(e, t, 4 * sk,
+                         "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
+                         (long long)t,
+                         (long long)(scratch + tsrc[t] * 4 * sk),
+                         (long long)(scratch + (tsrc[t] + 1) * 4 * sk), b,
+                         (long long)x);
+        acc_sink_wait(e);
     }
     for (int64_t i = 0; i < sc; i++)
-        buf_printf(out, "bcast.L%d %s[%lld:%lld] -> %s[%lld]\n", k, b,
-                   (long long)(x + 4 * q[i]), (long long)(x + 4 * q[i] + 4),
-                   c, (long long)(4 * i));
-    buf_printf(out, "nop/%lld\n", (long long)bsettle(m, k));
+        acc_sink_xfer(e, k, ACC_XK_BCAST, 4,
+                      "bcast.L%d %s[%lld:%lld] -> %s[%lld]\n", k, b,
+                      (long long)(x + 4 * q[i]),
+                      (long long)(x + 4 * q[i] + 4), c, (long long)(4 * i));
+    acc_sink_nop(e, bsettle(m, k));
     for (int j = k - 1; j >= 2; j--) {
+        int64_t n = acc_level_span(m, acc_bm_level(m, j)) * 4;
         bm_name(b, sizeof b, j);
         bm_name(c, sizeof c, j - 1);
-        buf_printf(out, "dist.L%d %s[0:%lld] -> %s[0]\nnop/%lld\n", j, b,
-                   (long long)(acc_level_span(m, acc_bm_level(m, j)) * 4),
-                   c, (long long)settle(m, j, 1));
+        acc_sink_xfer(e, j, ACC_XK_DIST, n,
+                      "dist.L%d %s[0:%lld] -> %s[0]\n", j, b,
+                      (long long)n, c);
+        acc_sink_nop(e, settle(m, j, 1));
     }
-    buf_printf(out, "dist.L1 lb[0] -> %s\nnop/%lld\n", dst,
-               (long long)settle(m, 1, 1));
+    acc_sink_xfer(e, 1, ACC_XK_DIST, 0, "dist.L1 lb[0] -> %s\n", dst);
+    acc_sink_nop(e, settle(m, 1, 1));
 }
 
 /* Where each place of destination group g comes from. */
@@ -817,9 +886,10 @@ static int overlap(const AccLayout *a, const AccLayout *b)
            b->base < a->base + a->addr_span;
 }
 
-int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
-                            const AccLayout *dst, int64_t scratch,
-                            AccEmitCounts *cnt, TlBuf *why)
+/* acc_layout_emit_convert into sink e: the text and the estimate
+ * come from this one decision of each group's route. */
+static int convert(AccSink *e, const AccLayout *src, const AccLayout *dst,
+                   int64_t scratch, AccEmitCounts *cnt, TlBuf *why)
 {
     const AccMachine *m = src->m;
     int64_t npe = acc_machine_pes(m), ng = groups(dst);
@@ -831,7 +901,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
 
     TL_ASSERT(src->m == dst->m && src->nelems == dst->nelems &&
               src->dtype == dst->dtype);
-    if (!acc_layout_emit_ok(src, why) || !acc_layout_emit_ok(dst, why))
+    if (!conv_ok(src, dst, why))
         return -1;
     if (!cnt)
         cnt = &local;
@@ -880,9 +950,9 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
                 how[g] = 'd';
     for (int64_t g = 0; g < ng && !img; g++)
         if (how[g] == 'd')
-            img = 1 + use_images(src, dst, how);
+            img = 1 + (unpacked(src) || use_images(src, dst, how));
     img = img == 2;
-    buf_puts(out, "# convert through the lowest common ancestor\n");
+    acc_sink_text(e, "# convert through the lowest common ancestor\n");
     for (int64_t g = 0; g < ng; g++) {
         int64_t sa[4], b = 2 * (dst->base + 4 * g);
         const char *dsp = acc_layout_space_name(dst->space);
@@ -895,8 +965,8 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         }
         if (how[g] == 'd') {
             if (!stored) {
-                store(out, src, scratch, img);
-                load_groups(out, dst, scratch, how, img ? src : NULL);
+                store(e, src, scratch, img);
+                load_groups(e, dst, scratch, how, img ? src : NULL);
             }
             stored = 1;
             cnt->dram++;
@@ -912,7 +982,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
             bcast_from(m, want, npe, &bk, &bq);
             flat_src(so, sizeof so, src, sa);
             snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
-            emit_bcast(out, m, so, to, bk, bq);
+            emit_bcast(e, m, so, to, bk, bq);
             cnt->bcast++;
             continue;
         }
@@ -921,7 +991,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
             int k = slot_level(m, want, npe, qs);
             flat_src(so, sizeof so, src, sa);
             snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
-            emit_slots(out, m, so, to, k, qs, NULL, 0);
+            emit_slots(e, m, so, to, k, qs, NULL, 0);
             cnt->bcast++;
             continue;
         }
@@ -930,7 +1000,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
             root_map(m, want, npe, qs, qs + npe);
             flat_src(so, sizeof so, src, sa);
             snprintf(to, sizeof to, "%s[%lld+]", dsp, (long long)b);
-            emit_slots(out, m, so, to, acc_bm_levels(m), qs, qs + npe,
+            emit_slots(e, m, so, to, acc_bm_levels(m), qs, qs + npe,
                        scratch);
             cnt->root++;
             continue;
@@ -938,7 +1008,7 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         if (how[g] == 'i') {
             int64_t k[4], coef[ACC_MAX_LEVELS];
             fit(src, want, npe, k, coef);
-            emit_t(out, m, k, coef);
+            emit_t(e, m, k, coef);
             snprintf(so, sizeof so, "%s[t]",
                      acc_layout_space_name(src->space));
             cnt->indirect++;
@@ -948,17 +1018,42 @@ int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
         }
         /* An LM bank has one port: a move inside one bank goes through
          * the GRF. */
-        if (src->space == dst->space)
-            buf_printf(out, "mov %s -> r[8+]\nnop/%d\nmov r[8+] -> "
-                       "%s[%lld+]\n", so, m->lat_grf, dsp, (long long)b);
-        else
-            buf_printf(out, "mov %s -> %s[%lld+]\n", so, dsp,
-                       (long long)b);
+        if (src->space == dst->space) {
+            acc_sink_alu(e, "mov %s -> r[8+]\n", so);
+            acc_sink_nop(e, m->lat_grf);
+            acc_sink_alu(e, "mov r[8+] -> %s[%lld+]\n", dsp, (long long)b);
+        } else {
+            acc_sink_alu(e, "mov %s -> %s[%lld+]\n", so, dsp, (long long)b);
+        }
     }
     if (cnt->local || cnt->indirect)
-        buf_printf(out, "nop/%d\n", m->lat_lm);
+        acc_sink_nop(e, m->lat_lm);
     free(want);
     free(qs);
     free(how);
+    return 0;
+}
+
+int acc_layout_emit_convert(TlBuf *out, const AccLayout *src,
+                            const AccLayout *dst, int64_t scratch,
+                            AccEmitCounts *cnt, TlBuf *why)
+{
+    AccSink e;
+    acc_sink_init(&e, src->m, out);
+    return convert(&e, src, dst, scratch, cnt, why);
+}
+
+int acc_layout_emit_estimate(const AccLayout *src, const AccLayout *dst,
+                             AccEmitEst *est, TlBuf *why)
+{
+    AccSink e;
+    memset(est, 0, sizeof *est);
+    acc_sink_init(&e, src->m, NULL);
+    if (convert(&e, src, dst, 0, &est->cnt, why) < 0)
+        return -1;
+    est->cycles = acc_sink_cycles(&e);
+    est->link_words = e.link_words;
+    est->dram_words = e.dram_words;
+    est->dma_ops = e.dma_ops;
     return 0;
 }

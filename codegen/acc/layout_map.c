@@ -33,6 +33,9 @@ typedef struct Dec {
     int ndim;           /* nlevels + 2: levels, address, word */
     DecDim *dim;
     int64_t *weight;    /* per factor: its digit's weight in its axis */
+    TlArena *arena;     /* where the table of places goes */
+    int64_t *place;     /* acc_layout_at's table, once built */
+    int place_tried;
 } Dec;
 
 static int dim_of(const AccLayout *L, const AccFactor *f)
@@ -76,6 +79,8 @@ int acc_layout_build_dec(TlArena *a, AccLayout *L, int64_t dup[2])
 {
     Dec *D = arena_alloc(a, sizeof *D);
 
+    memset(D, 0, sizeof *D);
+    D->arena = a;
     D->ndim = L->m->nlevels + 2;
     D->dim = arena_alloc(a, (size_t)D->ndim * sizeof *D->dim);
     D->weight = arena_alloc(a, (size_t)(L->nf + 1) * sizeof *D->weight);
@@ -252,4 +257,69 @@ int64_t acc_loc_node(const AccMachine *m, const AccLoc *loc, int lvl)
     for (int j = 0; j <= lvl && j <= loc->node_level; j++)
         id = id * m->level[j].fanout + loc->path[j];
     return id;
+}
+
+/* ====================================================================
+ * Places of a PE layout, as a table
+ * ==================================================================== */
+
+/* Tables larger than this many places are not built: acc_layout_at
+ * decodes each place instead. */
+#define PLACE_TABLE_MAX ((int64_t)1 << 21)
+
+/* Fills D->place when L is in a PE space and small enough: for each
+ * PE and address, the element at sub-word 0 times ncopies plus its
+ * copy, or -1. */
+static void build_places(const AccLayout *L, Dec *D)
+{
+    const AccMachine *m = L->m;
+    int64_t npe = acc_machine_pes(m), span = L->addr_span;
+
+    D->place_tried = 1;
+    if (L->node_level != m->nlevels - 1 || npe * span > PLACE_TABLE_MAX ||
+        L->nelems * L->ncopies > PLACE_TABLE_MAX * L->epl)
+        return;
+    D->place = arena_alloc(D->arena, (size_t)(npe * span) *
+                                         sizeof *D->place);
+    for (int64_t i = 0; i < npe * span; i++)
+        D->place[i] = -1;
+    for (int64_t e = 0; e < L->nelems; e++)
+        for (int64_t k = 0; k < L->ncopies; k++) {
+            AccLoc loc;
+            acc_layout_locate(L, e, k, &loc);
+            if (loc.word)
+                continue;
+            D->place[acc_loc_node(m, &loc, m->nlevels - 1) * span +
+                     loc.addr - L->base] = e * L->ncopies + k;
+        }
+}
+
+int64_t acc_layout_at(const AccLayout *L, int64_t pe, int64_t addr,
+                      int64_t *copy)
+{
+    const AccMachine *m = L->m;
+    Dec *D = L->dec;
+    AccLoc loc;
+
+    if (addr < L->base || addr >= L->base + L->addr_span)
+        return -1;
+    if (!D->place_tried)
+        build_places(L, D);
+    if (D->place) {
+        int64_t v = D->place[pe * L->addr_span + addr - L->base];
+        if (v < 0)
+            return -1;
+        if (copy)
+            *copy = v % L->ncopies;
+        return v / L->ncopies;
+    }
+    memset(&loc, 0, sizeof loc);
+    loc.node_level = m->nlevels - 1;
+    loc.space = L->space;
+    loc.addr = addr;
+    for (int lv = m->nlevels - 1; lv >= 0; lv--) {
+        loc.path[lv] = pe % m->level[lv].fanout;
+        pe /= m->level[lv].fanout;
+    }
+    return acc_layout_element(L, &loc, copy);
 }

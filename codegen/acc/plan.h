@@ -76,6 +76,9 @@ typedef struct AccPlanSim {
     int64_t dram_words;     /* lw to and from DRAM */
     int64_t groups_moved;   /* destination groups moved inside PEs */
     int64_t groups_dram;    /* and through DRAM */
+    double worst;           /* the largest |estimate / simulated - 1| of
+                             * one simulated conversion */
+    const char *worst_what; /* which: "stage tensor" */
     const char *why;        /* why the first one not simulated was not */
 } AccPlanSim;
 void acc_plan_simulate(const AccPlan *p, int naive, AccPlanSim *out);

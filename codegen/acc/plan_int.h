@@ -41,7 +41,10 @@ typedef struct PlTensor {
     const AccLayout *dram;  /* row-major in DRAM (inputs, outputs) */
     double *conv;           /* [ncand*ncand] conversion cycles, < 0 not
                              * computed yet */
-    int64_t *conv_words;    /* the same, long words */
+    int64_t *conv_words;    /* the same, long words (over BM links and
+                             * to and from DRAM) */
+    char *conv_emit;        /* the same, 1: costed as layout_emit.c
+                             * emits it, 0: by the LCA model */
     double *io;             /* [ncand] DRAM load or store cycles, < 0
                              * not computed */
     int64_t *io_words;
@@ -129,6 +132,12 @@ int pl_candidates(AccPlan *p, const TlSchedInfo *si, TlLoc loc)
 /* Conversion cost of tensor t from candidate a to b (0 when equal). */
 double pl_conv(AccPlan *p, PlTensor *t, int a, int b) TL_INTERNAL;
 int64_t pl_conv_words(AccPlan *p, PlTensor *t, int a, int b) TL_INTERNAL;
+/* Where a conversion from src to dst puts its destination: dst, or
+ * when both are in lm0 at the same addresses, the same addresses of
+ * lm1 (a program keeping both alive would place them so; converting
+ * in place would send every group through DRAM). */
+const AccLayout *pl_conv_target(AccPlan *p, const AccLayout *src,
+                                const AccLayout *dst) TL_INTERNAL;
 /* DRAM load (inputs) or store (outputs) cost of t in candidate a; 0 for
  * intermediates. */
 double pl_io(AccPlan *p, PlTensor *t, int a) TL_INTERNAL;

@@ -13,24 +13,23 @@
  */
 #include "codegen/acc/plan_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Simulates src -> dst; adds to o.  0, or -1 with the reason in why. */
+/* Simulates src -> dst; adds to o, *cyc gets its cycles.  0, or -1
+ * with the reason in why. */
 static int one(AccPlan *p, const AccLayout *src, const AccLayout *dst,
-               AccPlanSim *o, TlBuf *why)
+               AccPlanSim *o, int64_t *cyc, TlBuf *why)
 {
     TlSession *s = p->s;
-    AccLayout *d = arena_alloc(&s->arena, sizeof *d);
+    const AccLayout *d = pl_conv_target(p, src, dst);
     AccEmitCounts c;
     AccProgram *prog;
     AccSim *sim;
     TlBuf text;
     int rc = -1;
 
-    *d = *dst;
-    if (src->space == ACC_LSP_LM0 && dst->space == ACC_LSP_LM0)
-        d->space = ACC_LSP_LM1;
     buf_init(&text);
     if (acc_layout_emit_convert(&text, src, d, 0, &c, why) < 0)
         goto out;
@@ -45,7 +44,8 @@ static int one(AccPlan *p, const AccLayout *src, const AccLayout *dst,
     if (acc_sim_run(sim) == 0) {
         const AccStats *st = acc_sim_stats(sim);
         /* The halt's step is not the conversion's. */
-        o->cycles += st->cycles - p->m->step_cycles;
+        *cyc = st->cycles - p->m->step_cycles;
+        o->cycles += *cyc;
         for (int k = 0; k < ACC_MAX_LEVELS; k++)
             o->link_words += st->link_words[k][0] + st->link_words[k][1];
         o->dram_words += st->dram_words[0] + st->dram_words[1];
@@ -85,14 +85,21 @@ void acc_plan_simulate(const AccPlan *cp, int naive, AccPlanSim *o)
             PlTensor *t = &p->t[r < op->nreads ? op->reads[r].t : op->out];
             int a = r < op->nreads ? t->choice : d->out_lay;
             int b = r < op->nreads ? d->in_lay[r] : t->choice;
-            double c = pl_conv(p, t, a, b);
+            double c = pl_conv(p, t, a, b), off;
+            int64_t cyc = 0;
             if (c <= 0)
                 continue;
             o->nconv++;
             why.len = 0;
-            if (one(p, t->cand[a].L, t->cand[b].L, o, &why) == 0) {
+            if (one(p, t->cand[a].L, t->cand[b].L, o, &cyc, &why) == 0) {
                 o->nsim++;
                 o->est += c;
+                off = cyc > 0 ? fabs(c / (double)cyc - 1) : c > 0;
+                if (off > o->worst || !o->worst_what) {
+                    o->worst = off;
+                    o->worst_what = arena_printf(&p->s->arena, "%s %s",
+                                                 op->f->name, t->name);
+                }
                 o->est_words += pl_conv_words(p, t, a, b);
             } else if (!o->why) {
                 o->why = arena_printf(&p->s->arena, "%s %s: %s",
@@ -124,6 +131,9 @@ void acc_plan_explain_sim(TlBuf *out, const AccPlan *p)
                    (long long)o.link_words, (long long)o.dram_words,
                    (long long)o.est_words, (long long)o.groups_moved,
                    (long long)o.groups_dram);
+        if (o.worst_what)
+            buf_printf(out, "    estimate off by at most %.1f%% (%s)\n",
+                       100 * o.worst, o.worst_what);
         if (o.why)
             buf_printf(out, "    not simulated: %s\n", o.why);
     }

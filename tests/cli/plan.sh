@@ -76,7 +76,7 @@ grep -q '^    compute [0-9]* cycles (matrix unit' mlp.out ||
     fail "mlp: not on the matrix unit: $(cat mlp.out)"
 
 # --simulate: the naive plan's conversions run on the simulator, each
-# emitted (all of them here), costing more than nothing.
+# emitted (all of them here), costing more than nothing, as estimated.
 "$TDSL" lower k.tdsl --kernel mlp --target accel --explain --simulate \
     --machine tiny >sim.out 2>err || fail "simulate: exit $?: $(cat err)"
 grep -q '^simulated plan: 0 of 0 conversions simulated: 0 cycles' sim.out ||
@@ -90,6 +90,17 @@ case $line in
 "simulated naive: $conv of $conv conversions simulated: "[1-9]*) ;;
 *) fail "simulate: $line (naive converts $conv times, $n stages)" ;;
 esac
+# The estimate of each conversion is what layout_emit.c emits, timed as
+# the simulator times it: within 20% of the simulated cycles, each one.
+off=$(sed -n 's/^    estimate off by at most \([0-9.]*\)% .*/\1/p' sim.out)
+[ -n "$off" ] || fail "simulate: no estimate error: $(cat sim.out)"
+awk -v x="$off" 'BEGIN { exit !(x <= 20) }' ||
+    fail "simulate: an estimate is off by $off%: $(cat sim.out)"
+cyc=$(sed -n 's/^simulated naive: .*: \([0-9]*\) cycles (estimate \([0-9]*\)).*/\1 \2/p' \
+    sim.out)
+awk -v c="${cyc% *}" -v e="${cyc#* }" \
+    'BEGIN { d = c - e; if (d < 0) d = -d; exit !(c > 0 && 5 * d <= c) }' ||
+    fail "simulate: simulated and estimated cycles $cyc"
 
 # Refusals.
 "$TDSL" lower k.tdsl --kernel rows --target accel >out 2>err
