@@ -13,3 +13,9 @@ if [ $rc != 0 ]; then
     grep -v '^PASS' "$TMP/log"
     exit 1
 fi
+# The summary has a line per op type and per tier of the scope.
+grep -q '^onnx op Conv: [1-9][0-9]* passed, 0 failed, 0 unsupported$' \
+    "$TMP/log" || { echo "no line for Conv"; tail -n 20 "$TMP/log"; exit 1; }
+grep -q '^onnx tier 1: [1-9][0-9]* passed, 0 failed, 0 unsupported$' \
+    "$TMP/log" || { echo "no line for tier 1"; tail -n 20 "$TMP/log"; exit 1; }
+exit 0

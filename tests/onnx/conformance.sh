@@ -17,7 +17,10 @@
 # A test whose import fails as it is is tried again with every graph
 # input bound to its test_data_set_0 value (the "folded" form), which
 # folds shape-carrying inputs.  Reproduce one by hand with the commands
-# -v prints.  Exit status: 1 when a test fails, else 0.
+# -v prints.  At the end, a line per op type and per tier of the
+# conformance scope (tests/onnx/tiers.tsv: the suite's tests with
+# their op types and tiers, strict and folded), then the total.  Exit
+# status: 1 when a test fails, else 0.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,6 +82,7 @@ for t in $tests; do
     rm -f "$tmp"/m.* "$tmp"/out_*.safetensors
     if [ ! -f "$dir/model.onnx" ] || [ ! -d "$set0" ]; then
         unsupported=$((unsupported + 1))
+        printf '%s\tunsupported\n' "$t" >>"$tmp/results"
         say "UNSUPPORTED $t: no model.onnx or test_data_set_0"
         continue
     fi
@@ -94,6 +98,7 @@ for t in $tests; do
            ! "$tdsl" import "$dir/model.onnx" -o "$out" $binds \
                2>"$tmp/err2"; then
             unsupported=$((unsupported + 1))
+            printf '%s\tunsupported\n' "$t" >>"$tmp/results"
             say "UNSUPPORTED $t: $(head -n 1 "$tmp/err" | sed "s,$data/,,")"
             continue
         fi
@@ -113,6 +118,7 @@ for t in $tests; do
     if ! (cd "$tmp" && "$tdsl" run m.tdsl $target $ins $outs) >/dev/null \
             2>"$tmp/err"; then
         failed=$((failed + 1))
+        printf '%s\tfailed\n' "$t" >>"$tmp/results"
         say "FAIL $t: run: $(grep -m 1 . "$tmp/err")"
         continue
     fi
@@ -130,14 +136,64 @@ for t in $tests; do
     done
     if [ $ok = 1 ]; then
         passed=$((passed + 1))
+        printf '%s\tpassed\n' "$t" >>"$tmp/results"
         echo "$t" >>"$tmp/passing"
         say "PASS $t"
     else
         failed=$((failed + 1))
+        printf '%s\tfailed\n' "$t" >>"$tmp/results"
     fi
 done
 
 [ $bar = 1 ] && printf '\r\033[K' >&2
+# One line per op type (a test counts for each op type of its model),
+# then per tier of the conformance scope (tests/onnx/tiers.tsv), then
+# the total.
+if [ -s "$tmp/results" ]; then
+    awk -F'\t' '
+    function add(key, r) {
+        if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+        n[key, r]++
+    }
+    function line(key, label) {
+        printf "%s: %d passed, %d failed, %d unsupported\n", label,
+            n[key, "passed"], n[key, "failed"], n[key, "unsupported"]
+    }
+    FNR == NR { if ($0 !~ /^#/) { ops[$1] = $2; tier[$1] = $3
+                                  folded[$1] = $4 }
+                next }
+    {
+        t = $1; r = $2
+        m = split(t in ops ? ops[t] : "?", o, ",")
+        for (i = 1; i <= m; i++)
+            add("op " o[i], r)
+        tr[t] = r
+    }
+    END {
+        # op types in name order
+        for (i = 1; i <= nk; i++)
+            for (j = i + 1; j <= nk; j++)
+                if (keys[j] < keys[i]) {
+                    x = keys[i]; keys[i] = keys[j]; keys[j] = x
+                }
+        for (i = 1; i <= nk; i++)
+            line(keys[i], "onnx " keys[i])
+        for (t in tr) {
+            if (!(t in tier)) { c["unlisted", tr[t]]++; continue }
+            c["tier " tier[t], tr[t]]++
+            c["tier " folded[t] " when folded", tr[t]]++
+        }
+        split("tier 1|tier 1 when folded|tier 2|tier 2 when folded|" \
+              "tier 3|unlisted", lab, "|")
+        for (i = 1; i <= 6; i++) {
+            k = lab[i]
+            if (c[k, "passed"] + c[k, "failed"] + c[k, "unsupported"])
+                printf "onnx %s: %d passed, %d failed, %d unsupported\n",
+                    k, c[k, "passed"], c[k, "failed"],
+                    c[k, "unsupported"]
+        }
+    }' "$root/tests/onnx/tiers.tsv" "$tmp/results"
+fi
 echo "onnx: $passed passed, $failed failed, $unsupported unsupported"
 if [ -n "$update" ]; then
     {
