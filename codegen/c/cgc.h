@@ -225,6 +225,15 @@ TL_INTERNAL void cgc_vexpr(TlBuf *b, const LExpr *e);
 TL_INTERNAL void cgc_vstore(TlBuf *b, const LStmt *st);
 TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
 
+/* emit_vmath.c: for a math call e on f32 lanes that has a vector
+ * helper, the helper's name after `tl_f32x<W>_` and its bit in a set
+ * of such calls, else NULL and 0; the helpers of a set for the vector
+ * widths ws[0 .. n-1] (their types already defined). */
+TL_INTERNAL const char *cgc_vmath_name(const LExpr *e);
+TL_INTERNAL unsigned cgc_vmath_bit(const LExpr *e);
+TL_INTERNAL void cgc_vmath_prelude(TlBuf *b, unsigned set, const int *ws,
+                                   int n);
+
 /* jit.c: compiles the C source (or finds it in the cache) and returns
  * its tdsl_entry, or NULL after reporting an error at loc. */
 typedef void (*CgEntry)(void *const *args);

@@ -15,15 +15,14 @@
  * and scatters) runs lane by lane through the scalar code of emit.c,
  * so it means exactly what the scalar code means.
  *
- * exp of f32 lanes has a vector helper that gives libm's result bit
- * for bit (vexp_macro); fast_exp of f32 lanes one that does the f32
- * operations of lang/fast_exp.h (vfexp_macro).  The kernels are built
- * with -ffp-contract=off to round like the interpreter; TDSL_FMA=1
- * (SPEC 10.8) is the opt-in to contraction.
- * TODO(issue 4): the other math calls (GELU's erf, tanh, sigmoid, log)
- * run lane by lane through libm's double functions, which is exact but
- * slow; they need vector helpers like exp's (bit for bit libm's, with
- * a scalar fallback near rounding boundaries).
+ * exp, erf, tanh, sigmoid, log, sqrt and rsqrt of f32 lanes have
+ * vector helpers that give the scalar result bit for bit, and fast_exp
+ * of f32 lanes one that does the f32 operations of lang/fast_exp.h
+ * (emit_vmath.c).  The kernels are built with -ffp-contract=off to
+ * round like the interpreter; TDSL_FMA=1 (SPEC 10.8) is the opt-in to
+ * contraction.
+ * TODO(issue 4): the other math calls of f32 lanes (sin, cos, pow,
+ * ...) and all of f64 and f16 lanes run lane by lane through libm.
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
@@ -99,25 +98,6 @@ static void utype(TlBuf *b, LType t)
     buf_printf(b, "tl_u%dx%d", 8 * dt_size(t.dt), t.lanes);
 }
 
-/* An exp (fast_exp) of f32 lanes, which has a vector helper. */
-static int vcall_f32(const LExpr *e, LCall fn)
-{
-    return e->kind == LE_CALL && e->fn == fn && e->type.lanes > 1 &&
-           e->type.dt == DT_F32 && e->nargs == 1 &&
-           e->args[0]->type.dt == DT_F32 &&
-           e->args[0]->type.lanes == e->type.lanes;
-}
-
-static int vexp_f32(const LExpr *e)
-{
-    return vcall_f32(e, LC_EXP);
-}
-
-static int vfexp_f32(const LExpr *e)
-{
-    return vcall_f32(e, LC_FAST_EXP);
-}
-
 void cgc_type_name(TlBuf *b, LType t)
 {
     if (t.lanes > 1)
@@ -127,115 +107,6 @@ void cgc_type_name(TlBuf *b, LType t)
 }
 
 /* --- the prelude --------------------------------------------------- */
-
-/* exp of f32 lanes, the interpreter's (float)exp((double)x) bit for
- * bit.  Each lane is computed in double: n = x / ln 2 rounded, r = x -
- * n ln 2 (ln 2 in two parts, so r is exact but for a last rounding),
- * exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2: the
- * truncation is below 2^-57), times 2^n.  That is within a few units
- * in the last place of double of the true value, like libm's exp.
- * Rounding it to float gives libm's result unless the value lies near
- * a rounding boundary of float (the low 29 bits of the double near a
- * half unit: about one lane in 4 million) or outside the range where
- * the result is a normal float; those lanes, and NaNs, are computed
- * again by libm.  (Checked against libm on every f32 in the normal
- * range.)  Lanes go 8 at a time, as 512-bit vectors of double:
- * compilers split wider generic vectors badly, comparisons lane by
- * lane. */
-static const char vexp_macro[] =
-    "typedef float tl_ex_f8 __attribute__((vector_size(32)));\n"
-    "typedef double tl_ex_d8 __attribute__((vector_size(64)));\n"
-    "typedef int64_t tl_ex_i8 __attribute__((vector_size(64)));\n"
-    "TL_HELPER tl_ex_f8 tl_exp8(tl_ex_f8 x)\n"
-    "{\n"
-    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), n, r, p;\n"
-    "    tl_ex_i8 ok = (d >= -87.0) & (d <= 88.0), low;\n"
-    "    tl_ex_f8 y;\n"
-    "    d = (tl_ex_d8)((tl_ex_i8)d & ok);\n"
-    "    n = d * 0x1.71547652b82fep0 + 0x1.8p52;\n"
-    "    n = n - 0x1.8p52;\n"
-    "    r = (d - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;\n"
-    "    p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;\n"
-    "    p = p * r + 1.0 / 39916800.0;\n"
-    "    p = p * r + 1.0 / 3628800.0;\n"
-    "    p = p * r + 1.0 / 362880.0;\n"
-    "    p = p * r + 1.0 / 40320.0;\n"
-    "    p = p * r + 1.0 / 5040.0;\n"
-    "    p = p * r + 1.0 / 720.0;\n"
-    "    p = p * r + 1.0 / 120.0;\n"
-    "    p = p * r + 1.0 / 24.0;\n"
-    "    p = p * r + 1.0 / 6.0;\n"
-    "    p = p * r + 0.5;\n"
-    "    p = p * r + 1.0;\n"
-    "    p = p * r + 1.0;\n"
-    "    p = p * (tl_ex_d8)((__builtin_convertvector(n, tl_ex_i8) + 1023)"
-    " << 52);\n"
-    "    y = __builtin_convertvector(p, tl_ex_f8);\n"
-    "    low = ((tl_ex_i8)p & ((1 << 29) - 1)) - (1 << 28);\n"
-    "    ok &= (low > 64) | (low < -64);\n"
-    "    if (!(ok[0] & ok[1] & ok[2] & ok[3] & ok[4] & ok[5] & ok[6] &"
-    " ok[7]))\n"
-    "        for (int l = 0; l < 8; l++)\n"
-    "            if (!ok[l])\n"
-    "                y[l] = (float)exp((double)x[l]);\n"
-    "    return y;\n"
-    "}\n"
-    "/* W lanes, 8 at a time (a 512-bit vector of double). */\n"
-    "#define TL_VEXPF32(W) \\\n"
-    "TL_HELPER tl_f32x##W tl_f32x##W##_exp(tl_f32x##W x) \\\n"
-    "{ \\\n"
-    "    tl_f32x##W y = x; \\\n"
-    "    for (int c = 0; c < (W); c += 8) { \\\n"
-    "        tl_ex_f8 v = {0}, r; \\\n"
-    "        __builtin_memcpy(&v, (float *)&x + c, \\\n"
-    "                         sizeof(float) * ((W) < 8 ? (W) : 8)); \\\n"
-    "        r = tl_exp8(v); \\\n"
-    "        __builtin_memcpy((float *)&y + c, &r, \\\n"
-    "                         sizeof(float) * ((W) < 8 ? (W) : 8)); \\\n"
-    "    } \\\n"
-    "    return y; \\\n"
-    "}\n";
-
-/* fast_exp of f32 lanes: the operations of lang/fast_exp.h (its
- * comment says why they are what they are) on whole vectors, in the
- * same order, so every lane is the scalar result bit for bit. */
-static const char vfexp_macro[] =
-    "#define TL_VFEXPF32(W) \\\n"
-    "TL_HELPER tl_f32x##W tl_f32x##W##_fexp(tl_f32x##W x) \\\n"
-    "{ \\\n"
-    "    tl_f32x##W k, r, p, s1, s2, c; \\\n"
-    "    tl_i32x##W n, h; \\\n"
-    "    c = tl_f32x##W##_sel(x != x, tl_f32x##W##_bc(0.0f), x); \\\n"
-    "    c = tl_f32x##W##_sel(c < tl_f32x##W##_bc(-104.0f), \\\n"
-    "                         tl_f32x##W##_bc(-104.0f), c); \\\n"
-    "    c = tl_f32x##W##_sel(c > tl_f32x##W##_bc(89.0f), \\\n"
-    "                         tl_f32x##W##_bc(89.0f), c); \\\n"
-    "    k = c * tl_f32x##W##_bc(1.44269504f); \\\n"
-    "    k = k + tl_f32x##W##_bc(12582912.0f); \\\n"
-    "    k = k - tl_f32x##W##_bc(12582912.0f); \\\n"
-    "    r = k * tl_f32x##W##_bc(0.693359375f); \\\n"
-    "    r = c - r; \\\n"
-    "    p = k * tl_f32x##W##_bc(-2.12194440e-4f); \\\n"
-    "    r = r - p; \\\n"
-    "    p = r * tl_f32x##W##_bc(1.38888889e-3f); \\\n"
-    "    p = p + tl_f32x##W##_bc(8.33333333e-3f); \\\n"
-    "    p = p * r; \\\n"
-    "    p = p + tl_f32x##W##_bc(4.16666667e-2f); \\\n"
-    "    p = p * r; \\\n"
-    "    p = p + tl_f32x##W##_bc(1.66666667e-1f); \\\n"
-    "    p = p * r; \\\n"
-    "    p = p + tl_f32x##W##_bc(0.5f); \\\n"
-    "    p = p * r; \\\n"
-    "    p = p + tl_f32x##W##_bc(1.0f); \\\n"
-    "    p = p * r; \\\n"
-    "    p = p + tl_f32x##W##_bc(1.0f); \\\n"
-    "    n = __builtin_convertvector(k, tl_i32x##W); \\\n"
-    "    h = n / tl_i32x##W##_bc(2); \\\n"
-    "    s1 = (tl_f32x##W)((tl_u32x##W)(h + tl_i32x##W##_bc(127)) << 23); \\\n"
-    "    s2 = (tl_f32x##W)((tl_u32x##W)(n - h + tl_i32x##W##_bc(127)) \\\n"
-    "                      << 23); \\\n"
-    "    return tl_f32x##W##_sel(x != x, x, p * s1 * s2); \\\n"
-    "}\n";
 
 static int lanes_seen(const int *ws, int n, int w)
 {
@@ -248,8 +119,7 @@ static int lanes_seen(const int *ws, int n, int w)
 typedef struct Seen {
     int ws[16];
     int n;
-    int exp_f32;        /* an f32 vector exp */
-    int fexp_f32;       /* an f32 vector fast_exp */
+    unsigned math;      /* math calls with helpers (emit_vmath.c) */
 } Seen;
 
 static void see(Seen *s, int lanes)
@@ -263,10 +133,7 @@ static int see_expr(LVisitor *v, const LExpr *e)
     Seen *s = v->ctx;
 
     see(s, e->type.lanes);
-    if (vexp_f32(e))
-        s->exp_f32 = 1;
-    if (vfexp_f32(e))
-        s->fexp_f32 = 1;
+    s->math |= cgc_vmath_bit(e);
     return 1;
 }
 
@@ -350,16 +217,7 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
     for (int i = 0; i < s.n; i++)
         if (s.ws[i] == 16)
             buf_puts(b, mld16);
-    if (s.exp_f32) {
-        buf_puts(b, vexp_macro);
-        for (int i = 0; i < s.n; i++)
-            buf_printf(b, "TL_VEXPF32(%d)\n", s.ws[i]);
-    }
-    if (s.fexp_f32) {
-        buf_puts(b, vfexp_macro);
-        for (int i = 0; i < s.n; i++)
-            buf_printf(b, "TL_VFEXPF32(%d)\n", s.ws[i]);
-    }
+    cgc_vmath_prelude(b, s.math, s.ws, s.n);
     buf_putc(b, '\n');
 }
 
@@ -762,6 +620,7 @@ static void lazy_select(TlBuf *b, const LExpr *e)
 void cgc_vexpr(TlBuf *b, const LExpr *e)
 {
     const LExpr *base;
+    const char *fn;
 
     switch (e->kind) {
     case LE_VAR:
@@ -851,10 +710,10 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
         vcast(b, e);
         return;
     case LE_CALL:
-        if (vexp_f32(e) || vfexp_f32(e)) {
+        if ((fn = cgc_vmath_name(e))) {
             buf_putc(b, '(');
             vtype(b, e->type);
-            buf_puts(b, vexp_f32(e) ? "_exp(" : "_fexp(");
+            buf_printf(b, "_%s(", fn);
             cgc_expr(b, e->args[0]);
             buf_puts(b, "))");
             return;
