@@ -19,11 +19,13 @@
  *
  * Checked against the scalar formula on all 2^32 f32 bit patterns
  * (a throwaway program on the emitted text; gcc 12 -O3 -march=native
- * with -ffp-contract=off and =fast, clang 14 with =fast): no lane
- * differs.  Lanes left to libm near a boundary: erf 722, tanh 66,
- * sigmoid 835, log 486 of 2^32; in none would the double value, rounded,
- * have been wrong.  Largest error of the double values against long
- * double libm on a 1/331 sample: erf 1.7, tanh 3.2, sigmoid 2.2, log
+ * with -ffp-contract=off and =fast, clang 14 with =fast; the last
+ * change, erf's chains and the out-of-line fallback, again with gcc
+ * off for all four and =fast and clang for erf): no lane differs.
+ * Lanes left to libm near a boundary: erf 722, tanh 66, sigmoid 835,
+ * log 486 of 2^32; in none would the double value, rounded, have been
+ * wrong.  Largest error of the double values against long
+ * double libm on a 1/331 sample: erf 3.1, tanh 3.2, sigmoid 2.2, log
  * 1.4 units of double.
  */
 #include "codegen/c/cgc.h"
@@ -64,9 +66,20 @@ static const char vm_dbl[] =
     "{\n"
     "    return (tl_ex_d8)(((tl_ex_i8)a & m) | ((tl_ex_i8)b & ~m));\n"
     "}\n"
+    "/* Are all lanes of m set?  (By halves: lane by lane is slow.) */\n"
     "TL_HELPER int tl_vm_all(tl_ex_i8 m)\n"
     "{\n"
-    "    return (m[0] & m[1] & m[2] & m[3] & m[4] & m[5] & m[6] & m[7]) != 0;\n"
+    "    typedef int64_t tl_i4 __attribute__((vector_size(32)));\n"
+    "    typedef int64_t tl_i2 __attribute__((vector_size(16)));\n"
+    "    tl_i4 a, b;\n"
+    "    tl_i2 c, e;\n"
+    "    __builtin_memcpy(&a, &m, 32);\n"
+    "    __builtin_memcpy(&b, (char *)&m + 32, 32);\n"
+    "    a &= b;\n"
+    "    __builtin_memcpy(&c, &a, 16);\n"
+    "    __builtin_memcpy(&e, (char *)&a + 16, 16);\n"
+    "    c &= e;\n"
+    "    return (c[0] & c[1]) != 0;\n"
     "}\n"
     "/* Lanes where p is more than 64 units of double from a rounding\n"
     " * boundary of float (p in the normal range of float). */\n"
@@ -76,14 +89,21 @@ static const char vm_dbl[] =
     "    return (low > 64) | (low < -64);\n"
     "}\n"
     "/* y: p rounded to float where ok and far from a boundary, else\n"
-    " * libm's fn of x. */\n"
+    " * libm's fn of x (out of line: rare, and the loop would keep y in\n"
+    " * memory). */\n"
     "#define TL_VM_END(fn, x, y, p, ok) \\\n"
     "    ok &= tl_vm_far(p); \\\n"
     "    y = __builtin_convertvector(p, tl_ex_f8); \\\n"
-    "    if (!tl_vm_all(ok)) \\\n"
-    "        for (int l = 0; l < 8; l++) \\\n"
-    "            if (!ok[l]) \\\n"
-    "                y[l] = (float)fn((double)x[l]);\n"
+    "    if (__builtin_expect(!tl_vm_all(ok), 0)) \\\n"
+    "        y = tl_vm_fix(fn, x, y, ok);\n"
+    "__attribute__((noinline, cold, unused)) static tl_ex_f8\n"
+    "tl_vm_fix(double (*fn)(double), tl_ex_f8 x, tl_ex_f8 y, tl_ex_i8 ok)\n"
+    "{\n"
+    "    for (int l = 0; l < 8; l++)\n"
+    "        if (!ok[l])\n"
+    "            y[l] = (float)fn((double)x[l]);\n"
+    "    return y;\n"
+    "}\n"
     "/* e^r - 1 for |r| <= ln 2 / 2, by Taylor to degree 14. */\n"
     "TL_HELPER tl_ex_d8 tl_vm_em1(tl_ex_d8 r)\n"
     "{\n"
@@ -173,11 +193,14 @@ static const char vexp_macro[] =
 
 /* erf: x P(x^2) for |x| < 1 (Taylor to degree 37: the terms
  * alternate and shrink, truncation below 2^-58), 1 - e^(-x^2) G(x) for
- * 1 <= |x| < 4 (x^2 is exact for an f32 x; G = e^(x^2) erfc(x),
- * smooth, as a Chebyshev series of 27 terms on [1, 4], summed by
- * Clenshaw's recurrence; coefficients from mpmath), 1 beyond (erfc(4)
- * < 2^-25: erf rounds to 1).  Within 1.7 units of double of erf;
- * sign restored by its bit. */
+ * 1 <= |x| < 4 (x^2 is exact for an f32 x; G = e^(x^2) erfc(x) is
+ * smooth: its Chebyshev series of 27 terms on [1, 4], from mpmath,
+ * rewritten as a polynomial in t = (2x - 5) / 3, whose coefficients
+ * alternate and shrink, their magnitudes summing to 3 times G's
+ * least value), 1 beyond (erfc(4) < 2^-25: erf rounds to 1).  The
+ * polynomials run as four Horner chains (tl_vm_poly): one chain's
+ * latency, not the work, bounded the speed.  Within 3.1 units of
+ * double of erf; sign restored by its bit. */
 static const char verf_macro[] =
     "static const double tl_erf_p[19] = {\n"
     "    0x1.20dd750429b6dp+0, -0x1.812746b0379e7p-2,\n"
@@ -192,47 +215,48 @@ static const char verf_macro[] =
     "    0x1.5f7919bc67b8cp-58,\n"
     "};\n"
     "static const double tl_erf_g[27] = {\n"
-    "    0x1.f4957d364d198p-3, -0x1.165205361f2fdp-3,\n"
-    "    0x1.23ec403b6e0e6p-5, -0x1.231d388285ac6p-7,\n"
-    "    0x1.15aa8393bd269p-9, -0x1.fcfa3d136cf44p-12,\n"
-    "    0x1.c1f0511e0acc5p-14, -0x1.80d018509d70bp-16,\n"
-    "    0x1.3f3a7c241b614p-18, -0x1.016d995d7d059p-20,\n"
-    "    0x1.94598f5e8c4c6p-23, -0x1.35c7d47cddb00p-25,\n"
-    "    0x1.cfb11216353e2p-28, -0x1.5372db95306cep-30,\n"
-    "    0x1.e6ad46919f740p-33, -0x1.55fcf934d04cbp-35,\n"
-    "    0x1.d7917a82fd6f2p-38, -0x1.3f426b84a5974p-40,\n"
-    "    0x1.a8d08b6466fa3p-43, -0x1.15f140f20e165p-45,\n"
-    "    0x1.65e3a2369a8fbp-48, -0x1.c5bdbe2d107b4p-51,\n"
-    "    0x1.1b5cbc95cceb0p-53, -0x1.5cd8122bd6479p-56,\n"
-    "    0x1.a77ec7624533cp-59, -0x1.faff6d03e255bp-62,\n"
-    "    0x1.257d01ccb997fp-64,\n"
+    "    0x1.afbb3f3b7343bp-3, -0x1.c8ca43e8282c8p-4,\n"
+    "    0x1.cba83bc9e0137p-5, -0x1.ba746c7f90a91p-6,\n"
+    "    0x1.9940762e11db7p-7, -0x1.6d14f0daa04ddp-8,\n"
+    "    0x1.3b0d0867a5b7bp-9, -0x1.07ac34c1b74bcp-10,\n"
+    "    0x1.acf4dffb99802p-12, -0x1.53c35dbed1585p-13,\n"
+    "    0x1.067a2032c54acp-14, -0x1.8c1b086f67381p-16,\n"
+    "    0x1.244c9416380c7p-17, -0x1.a65f32c9431c7p-19,\n"
+    "    0x1.2b15fdb2ffb4bp-20, -0x1.9f826b6ccc316p-22,\n"
+    "    0x1.1b62f89587da1p-23, -0x1.7bf9a871b7aaep-25,\n"
+    "    0x1.f4b654e6e0587p-27, -0x1.42eeb718296fbp-28,\n"
+    "    0x1.9c719d00445d2p-30, -0x1.0f167d60f3fc1p-31,\n"
+    "    0x1.4ecca3e86d206p-33, -0x1.2d98972ca3bc3p-35,\n"
+    "    0x1.72126bd7dcd08p-37, -0x1.faff6d03e255bp-38,\n"
+    "    0x1.257d01ccb997fp-39,\n"
     "};\n"
+    "\n"
+    "/* c[0] + c[1] u + ... + c[n-1] u^(n-1) as four Horner chains in u^4,\n"
+    " * interleaved: a quarter of one chain's latency. */\n"
+    "TL_HELPER tl_ex_d8 tl_vm_poly(const double *c, int n, tl_ex_d8 u)\n"
+    "{\n"
+    "    tl_ex_d8 u2 = u * u, u4 = u2 * u2, q[4];\n"
+    "    for (int j = 0; j < 4; j++) {\n"
+    "        int k = j + (n - 1 - j) / 4 * 4;\n"
+    "        q[j] = (tl_ex_d8){0} + c[k];\n"
+    "        for (k -= 4; k >= 0; k -= 4)\n"
+    "            q[j] = q[j] * u4 + c[k];\n"
+    "    }\n"
+    "    return (q[0] + u * q[1]) + u2 * (q[2] + u * q[3]);\n"
+    "}\n"
     "TL_HELPER tl_ex_f8 tl_erf8(tl_ex_f8 x)\n"
     "{\n"
-    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), a, z, p, q;\n"
+    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), a, p, q;\n"
     "    tl_ex_i8 sign = (tl_ex_i8)d & INT64_MIN, ok, big;\n"
     "    tl_ex_f8 y;\n"
     "    a = (tl_ex_d8)((tl_ex_i8)d & INT64_MAX);\n"
     "    ok = (a >= 0x1p-126) | (a == 0.0);\n"
     "    big = a >= 1.0;\n"
     "    a = tl_vm_sel(ok, a, (tl_ex_d8){0});\n"
-    "    z = a * a;\n"
-    "    p = z * tl_erf_p[18] + tl_erf_p[17];\n"
-    "    for (int k = 16; k >= 0; k--)\n"
-    "        p = p * z + tl_erf_p[k];\n"
-    "    p = p * a;\n"
+    "    p = tl_vm_poly(tl_erf_p, 19, a * a) * a;\n"
     "    if (!tl_vm_all(~big)) {\n"
-    "        tl_ex_d8 c = tl_vm_sel(a < 4.0, a, (tl_ex_d8){0} + 4.0), t;\n"
-    "        tl_ex_d8 b1, b2;\n"
-    "        t = (c + c - 5.0) * (1.0 / 3.0);\n"
-    "        b1 = (tl_ex_d8){0} + tl_erf_g[26];\n"
-    "        b2 = (tl_ex_d8){0};\n"
-    "        for (int k = 25; k > 0; k--) {\n"
-    "            tl_ex_d8 b0 = (t + t) * b1 - b2 + tl_erf_g[k];\n"
-    "            b2 = b1;\n"
-    "            b1 = b0;\n"
-    "        }\n"
-    "        q = t * b1 - b2 + tl_erf_g[0];\n"
+    "        tl_ex_d8 c = tl_vm_sel(a < 4.0, a, (tl_ex_d8){0} + 4.0);\n"
+    "        q = tl_vm_poly(tl_erf_g, 27, (c + c - 5.0) * (1.0 / 3.0));\n"
     "        q = 1.0 - tl_vm_exp(-(c * c)) * q;\n"
     "        p = tl_vm_sel(big, q, p);\n"
     "        p = tl_vm_sel(a >= 4.0, (tl_ex_d8){0} + 1.0, p);\n"
