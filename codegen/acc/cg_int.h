@@ -129,6 +129,16 @@ int64_t acc_cg_max_load(const AccMachine *m, int k);
  * differ).  Ends once the data is readable. */
 void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
                       int64_t W, const char *space, int64_t dst, int k);
+/* Emits n such loads, piece q W[q] long words per PE (at most Wmax,
+ * two of which fit every BM on the way) from at[q] to dst[q], each
+ * piece's DMA and tree transfers under the last one's dist.L1s. */
+/* Steps of a load's tree transfers (BM levels above L1), each issued
+ * when the last is readable. */
+int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k);
+void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
+                          const int64_t *at, const int64_t *W,
+                          int64_t Wmax, const char *space,
+                          const int64_t *dst, int k);
 /* Steps to wait after a transfer of BM level k of `kind` moving bm
  * long words at the BM and child at each child before the next bundle
  * may read the result (a `nop/N`, N may be 0). */
@@ -140,8 +150,8 @@ void acc_cg_bm_name(char *buf, size_t n, int k);
 /* Loads issued in the free slots of compute bundles (cg_overlap.c).
  * acc_cg_ov_load appends a load (acc_cg_emit_load's arguments); for
  * each compute bundle, acc_cg_ov_next gives the op to add to it (" ; "
- * then the op) or NULL (reads_space: the bundle reads the load's
- * destination storage); acc_cg_ov_flush writes what is left, with its
+ * then the op) or NULL (reads: the LMs the bundle reads, bit i for
+ * lm<i>; an op naming one waits); acc_cg_ov_flush writes what is left, with its
  * nops, after the compute, ending once the data is readable. */
 typedef struct AccCgOverlap {
     const AccMachine *m;
@@ -149,16 +159,20 @@ typedef struct AccCgOverlap {
     int64_t *op, *hard, *soft;  /* offset in text (-1: none), steps */
     int n, cap, next;
     int64_t since;          /* bundles since the last op */
-    const char *space;
+    int *lms;               /* the LMs each op names (bit i: lm<i>) */
     int last_dma;           /* the last op queued is a DMA */
 } AccCgOverlap;
+/* Appends a run of n loads as acc_cg_emit_load_run writes them. */
+void acc_cg_ov_run(AccCgOverlap *v, int64_t n, const int64_t *at,
+                   const int64_t *W, int64_t Wmax, const char *space,
+                   const int64_t *dst, int k);
 void acc_cg_ov_init(AccCgOverlap *v, const AccMachine *m);
 void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
                     const char *space, int64_t dst, int k);
 /* Appends ops written as text: lines of ops and `nop/N` (no DMA
  * waits). */
 void acc_cg_ov_text(AccCgOverlap *v, const char *text);
-const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space);
+const char *acc_cg_ov_next(AccCgOverlap *v, int reads);
 void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o);
 void acc_cg_ov_free(AccCgOverlap *v);
 

@@ -14,6 +14,11 @@
  * words per PE per op.  cg_overlap.c issues such a load in the free
  * slots of compute bundles (the matmul route's B sets); the reduction
  * and pipeline routes still load before they compute (TODO(issue 6)).
+ *
+ * A run of loads (acc_cg_emit_load_run, the matmul route's A chunks)
+ * alternates between two buffers in every BM, so that piece q + 1's
+ * DMA and tree transfers proceed while piece q's dist.L1s write the
+ * PEs: on mn2 a chunk of A is bound by the L2 broadcast alone.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -112,6 +117,110 @@ void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
         buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
                    (long long)(t * span1 * 4), space,
                    (long long)(dst + 8 * t));
+    acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
+}
+
+/* Piece q's DMA into buffer b of the top BM (words per node: len). */
+static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t n,
+                    int k, int64_t off)
+{
+    char b[16];
+
+    acc_cg_bm_name(b, sizeof b, acc_bm_levels(m));
+    buf_printf(o, "dma.%s.t0 d[%lld:%lld] -> %s[%lld]\n",
+               k > acc_bm_levels(m) ? "dist" : "bcast", (long long)at,
+               (long long)(at + n), b, (long long)off);
+}
+
+/* Piece W's transfers down the BM levels to L1, buffer `buf` of
+ * buffers of Wmax per PE; returns the steps until the last one is
+ * readable (its nop is the caller's). */
+static int64_t run_tree(TlBuf *o, const AccMachine *m, int64_t W,
+                        int64_t Wmax, int k, int buf)
+{
+    int nbm = acc_bm_levels(m);
+    int64_t n = acc_cg_scope_pes(m, k) * W, last = 0;
+    char b[16], c[16];
+
+    for (int j = nbm; j >= 2; j--) {
+        int64_t len = j > k ? n : acc_cg_scope_pes(m, j) * W;
+        int64_t sz = j > k ? acc_cg_scope_pes(m, k) * Wmax
+                           : acc_cg_scope_pes(m, j) * Wmax;
+        int64_t szc = j - 1 > k ? acc_cg_scope_pes(m, k) * Wmax
+                                : acc_cg_scope_pes(m, j - 1) * Wmax;
+        int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
+        acc_cg_nop(o, last);
+        acc_cg_bm_name(b, sizeof b, j);
+        acc_cg_bm_name(c, sizeof c, j - 1);
+        buf_printf(o, "%s.L%d %s[%lld:%lld] -> %s[%lld]\n",
+                   j > k ? "bcast" : "dist", j, b, (long long)(buf * sz),
+                   (long long)(buf * sz + len), c, (long long)(buf * szc));
+        last = j > k ? acc_cg_wait(m, j, ACC_XK_BCAST, (double)len,
+                                   (double)len)
+                     : acc_cg_wait(m, j, ACC_XK_DIST, (double)len,
+                                   (double)len / (double)F);
+    }
+    return last;
+}
+
+int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k)
+{
+    int nbm = acc_bm_levels(m);
+    int64_t n = acc_cg_scope_pes(m, k) * W, steps = 0;
+
+    for (int j = nbm; j >= 2; j--) {
+        int64_t len = j > k ? n : acc_cg_scope_pes(m, j) * W;
+        int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
+        steps += 1 + (j > k ? acc_cg_wait(m, j, ACC_XK_BCAST, (double)len,
+                                          (double)len)
+                            : acc_cg_wait(m, j, ACC_XK_DIST, (double)len,
+                                          (double)len / (double)F));
+    }
+    return steps;
+}
+
+void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
+                          const int64_t *at, const int64_t *W,
+                          int64_t Wmax, const char *space,
+                          const int64_t *dst, int k)
+{
+    int nbm = acc_bm_levels(m);
+    int64_t span1 = acc_cg_scope_pes(m, 1), pes = acc_cg_scope_pes(m, k);
+    int64_t top = (nbm > k ? pes : acc_cg_scope_pes(m, nbm)) * Wmax;
+    int64_t lbsz = span1 * Wmax, tw;
+
+    if (n <= 0)
+        return;
+    run_dma(o, m, at[0], pes * W[0], k, 0);
+    buf_puts(o, "wait t0\n");
+    tw = run_tree(o, m, W[0], Wmax, k, 0);
+    /* Piece q + 1's DMA goes out while q's tree transfers run, and its
+     * tree transfers while q's dist.L1s run: each into the buffers q
+     * does not use. */
+    for (int64_t q = 0; q < n; q++) {
+        int b = (int)(q % 2);
+        /* Without tree transfers, the DMA lands in lb itself. */
+        if (q > 0 && nbm < 2)
+            buf_puts(o, "wait t0\n");
+        /* tw counts from the last tree transfer, which piece q - 1's
+         * dist.L1s followed. */
+        if (q > 0 && nbm >= 2)
+            tw -= W[q - 1] / 4;
+        if (q + 1 < n) {
+            run_dma(o, m, at[q + 1], pes * W[q + 1], k, (1 - b) * top);
+            acc_cg_nop(o, tw - 1);
+        } else {
+            acc_cg_nop(o, tw);
+        }
+        if (q + 1 < n && nbm >= 2) {
+            buf_puts(o, "wait t0\n");
+            tw = run_tree(o, m, W[q + 1], Wmax, k, 1 - b);
+        }
+        for (int64_t t = 0; t < W[q] / 4; t++)
+            buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
+                       (long long)(b * lbsz + t * span1 * 4), space,
+                       (long long)(dst[q] + 8 * t));
+    }
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
 }
 

@@ -31,18 +31,36 @@
  * (cg_overlap.c: its DMA, BM transfers and dist.L1 ride in the free
  * slots of the same bundles).  The pairs' sums alternate between the
  * GRFs r and s, and each pair's reduction rides the same way in the
- * next pair's bundles, before that pair's load; so only the A loads
- * stay outside the compute.
+ * next pair's bundles, before that pair's load.
+ *
+ * A chunk's loads go as one run (acc_cg_emit_load_run): pieces of half
+ * what a BM takes, two buffers in every BM, so that piece q + 1's DMA
+ * and broadcast proceed while piece q's dist.L1s write lm0.  And when
+ * two chunks fit, A chunks are double-buffered between the LMs: chunk
+ * mc's A in lm<mc % 2> from word 0, its B sets in the other LM from
+ * word boff (2 Mc KU), and a share of chunk mc + 1's run rides in each
+ * of chunk mc's pairs, behind the reduction and the next B set.  Its
+ * dist.L1s write the LM that only the mwrite bundles read; the first B
+ * set of chunk mc + 1 goes last, its dist.L1s after the tiles, as
+ * they write the LM every mfma of chunk mc reads.  estimate() prices
+ * the four ways (runs or not, double buffer or not) at each level h,
+ * and plan() takes the cheapest: the double buffer costs rows per
+ * chunk (more pairs, each with its mwrite and its reduction), and the
+ * runs cost DMA latency where the DMA, not a BM link, is the bound.
  *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
  * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
  * tile written by two .dd mwrites, and each PE sums 4 columns j in
  * f32 (a double long word per row, reduced as such).
  *
- * TODO(issue 6): overlapping the A loads with the mfma steps too (a
- * double buffer in lm0: on mn2, where a 1024 matmul gives each group
- * 16 rows, they and their DMA waits are most of the time), and a
- * layout for A that uses both lanes of its long words.
+ * TODO(issue 6): on mn2 the double buffer does not pay: a chunk's A
+ * run (the L2 broadcast, 64 lw/PE in 64 steps) is twice its pairs'
+ * mfma steps, and the overlap engine keeps one queue in order, so the
+ * A share waits behind each B set's DMA (512 steps of DRAM) instead of
+ * using the L2 link meanwhile; two queues (A's run apart, in BM words
+ * of its own, its DMA tag apart) would let them proceed together.  A
+ * layout for A that uses both lanes of its long words would halve the
+ * broadcast.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -73,6 +91,14 @@ typedef struct Mm {
     /* B sets double-buffered in lm1: the next one loads under the
      * tiles of this one. */
     int db;
+    /* A chunks double-buffered (adb): chunk mc's A in lm<mc % 2>, its
+     * B sets from word boff of the other LM; the next chunk's A loads
+     * under this chunk's tiles. */
+    int adb;
+    int64_t boff;
+    /* A's loads as runs with two buffers in every BM (acc_cg_emit_load
+     * _run), in pieces of half the most a BM takes. */
+    int arun;
 } Mm;
 
 /* A read of an input, f32, or f16/bf16 converted to f32 (*dt: the
@@ -253,25 +279,36 @@ static void build_omap(Mm *x)
     }
 }
 
-/* lm1 word where the B set of pair number `pair` goes: alternate
+/* LM word where the B set of pair number `pair` goes: alternate
  * halves when double-buffered. */
 static int64_t half(const Mm *x, int64_t pair)
 {
-    return x->db && pair % 2 ? 2 * x->KU * x->tw : 0;
+    return x->boff + (x->db && pair % 2 ? 2 * x->KU * x->tw : 0);
+}
+
+/* The LM that holds A chunk mc (B's sets are in the other). */
+static int a_lm(const Mm *x, int64_t mc)
+{
+    return x->adb ? (int)(mc % 2) : 0;
+}
+
+static const char *lm_name(int lm)
+{
+    return lm ? "lm1" : "lm0";
 }
 
 static void load(const Mm *x, int64_t at, int64_t q, int64_t W,
-                 int64_t total, const char *space, int k)
+                 int64_t total, int lm, int64_t dst, int k)
 {
-    acc_cg_emit_load(&x->g.p->text, x->g.m, at, piece(q, W, total), space,
-                     2 * q * W, k);
+    acc_cg_emit_load(&x->g.p->text, x->g.m, at, piece(q, W, total),
+                     lm_name(lm), dst + 2 * q * W, k);
 }
 
 /* Ends bundle line: the overlapped load's next op, if any, rides in
- * it. */
-static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads_lm1)
+ * it (reads: the LMs the bundle reads, bit i for lm<i>). */
+static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads)
 {
-    const char *op = ov ? acc_cg_ov_next(ov, reads_lm1) : NULL;
+    const char *op = ov ? acc_cg_ov_next(ov, reads) : NULL;
 
     if (op)
         buf_printf(o, " ; %s", op);
@@ -279,28 +316,30 @@ static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads_lm1)
 }
 
 /* Part h of B tile u's mwrite (f32: one; f16: two .dd, rows 0 and 8)
- * into register R. */
-static void mwrite(const Mm *x, TlBuf *o, int64_t lb, int64_t u, int h,
-                   const char *R)
+ * from LM bl into register R. */
+static void mwrite(const Mm *x, TlBuf *o, int bl, int64_t lb, int64_t u,
+                   int h, const char *R)
 {
-    buf_printf(o, "mwrite.%s lm1[%lld+]%s -> %s[%d]", dt_name(x->dt),
+    buf_printf(o, "mwrite.%s lm%d[%lld+]%s -> %s[%d]", dt_name(x->dt), bl,
                (long long)(lb + 2 * x->tw * u + 16 * h),
                x->rw == 2 ? ".dd" : "", R, 8 * h);
 }
 
-/* The mfma steps of one j set whose B tiles are in lm1 from word lb,
- * summing into GRF R (r or s); ov: what rides in their free slots (the
- * last set's reduction, the next set's load). */
-static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov, char R)
+/* The mfma steps of one j set whose B tiles are in lm<1 - al> from
+ * word lb, A's in lm<al>, summing into GRF R (r or s); ov: what rides
+ * in their free slots (the last set's reduction, the next set's load,
+ * a share of the next A chunk). */
+static void emit_tiles(Mm *x, int al, int64_t lb, AccCgOverlap *ov, char R)
 {
     TlBuf *o = &x->g.p->text;
     int64_t steps = x->Mc / 4, rs = 8 * x->rw;
     int nmw = x->ew == 2 ? 1 : 2;
     const char *T = dt_name(x->dt), *dd = x->rw == 2 ? ".dd" : "";
+    int bl = 1 - al;
 
     for (int h = 0; h < nmw; h++) {
-        mwrite(x, o, lb, 0, h, "x");
-        end_bundle(o, ov, 1);
+        mwrite(x, o, bl, lb, 0, h, "x");
+        end_bundle(o, ov, 1 << bl);
     }
     for (int64_t u = 0; u < x->KU; u++) {
         const char *X = u % 2 ? "y" : "x", *Xn = u % 2 ? "x" : "y";
@@ -308,24 +347,24 @@ static void emit_tiles(Mm *x, int64_t lb, AccCgOverlap *ov, char R)
         int mw = 0;
         for (int64_t s = 0; s < steps; s++) {
             if (u == 0)
-                buf_printf(o, "mmul.%s %s, lm0[%lld+] -> %c[%lld+]%s", T, X,
-                           (long long)(a + 8 * s), R, (long long)(rs * s),
-                           dd);
+                buf_printf(o, "mmul.%s %s, lm%d[%lld+] -> %c[%lld+]%s", T,
+                           X, al, (long long)(a + 8 * s), R,
+                           (long long)(rs * s), dd);
             else
-                buf_printf(o, "mfma.%s %s, lm0[%lld+], %c[%lld+]%s -> "
-                           "%c[%lld+]%s", T, X, (long long)(a + 8 * s), R,
-                           (long long)(rs * s), dd, R, (long long)(rs * s),
-                           dd);
+                buf_printf(o, "mfma.%s %s, lm%d[%lld+], %c[%lld+]%s -> "
+                           "%c[%lld+]%s", T, X, al, (long long)(a + 8 * s),
+                           R, (long long)(rs * s), dd, R,
+                           (long long)(rs * s), dd);
             mw = s < nmw && u + 1 < x->KU;
             if (mw) {
                 buf_puts(o, " ; ");
-                mwrite(x, o, lb, u + 1, (int)s, Xn);
+                mwrite(x, o, bl, lb, u + 1, (int)s, Xn);
             }
-            end_bundle(o, ov, mw);
+            end_bundle(o, ov, 1 << al | (mw ? 1 << bl : 0));
         }
         for (int64_t h = steps; h < nmw && u + 1 < x->KU; h++) {
-            mwrite(x, o, lb, u + 1, (int)h, Xn);
-            end_bundle(o, ov, 1);
+            mwrite(x, o, bl, lb, u + 1, (int)h, Xn);
+            end_bundle(o, ov, 1 << bl);
         }
     }
     if (ov)
@@ -342,10 +381,16 @@ static void emit_reduce(Mm *x, TlBuf *o, int64_t mc, int64_t v, char R)
     int64_t steps = x->Mc / 4, len = tile;
     char b[16], c[16];
 
-    for (int64_t s = 0; s < steps; s++)
+    /* A .dd redadd.L1 holds the L1 link two steps: the next one waits
+     * out the second in a nop, which a compute bundle fills when the
+     * reduction rides, rather than stalling it. */
+    for (int64_t s = 0; s < steps; s++) {
+        if (s > 0)
+            acc_cg_nop(o, rw - 1);
         buf_printf(o, "redadd.L1.f32 %c[%lld+]%s -> lb[%lld]\n", R,
                    (long long)(8 * rw * s), rw == 2 ? ".dd" : "",
                    (long long)(s * 4 * G * rw));
+    }
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_RED, (double)(4 * G * rw),
                               (double)(4 * rw)));
     for (int j = 2; j <= nbm; j++) {
@@ -372,14 +417,65 @@ static void emit_reduce(Mm *x, TlBuf *o, int64_t mc, int64_t v, char R)
                (long long)(x->c_at + (mc * x->JV + v) * x->NH * tile));
 }
 
+/* The loads q0 .. q1 - 1 of A chunk mc, as one run: queued in ov, or
+ * else written to the program. */
+static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
+                  int64_t q1)
+{
+    const AccMachine *m = x->g.m;
+    int64_t sa = acc_cg_scope_pes(m, x->h), wa = x->Mc * x->KU, n = q1 - q0;
+    int64_t *at, *W, *dst;
+    const char *sp = lm_name(a_lm(x, mc));
+
+    if (!x->arun) {
+        for (int64_t q = q0; q < q1; q++) {
+            int64_t a = x->a_at + (mc * x->na + q) * sa * x->Wa;
+            if (ov)
+                acc_cg_ov_load(ov, a, piece(q, x->Wa, wa), sp,
+                               2 * q * x->Wa, x->h);
+            else
+                acc_cg_emit_load(&x->g.p->text, m, a, piece(q, x->Wa, wa),
+                                 sp, 2 * q * x->Wa, x->h);
+        }
+        return;
+    }
+    at = tl_xmalloc((size_t)(n + 1) * 3 * sizeof *at);
+    W = at + n + 1;
+    dst = W + n + 1;
+    for (int64_t q = q0; q < q1; q++) {
+        at[q - q0] = x->a_at + (mc * x->na + q) * sa * x->Wa;
+        W[q - q0] = piece(q, x->Wa, wa);
+        dst[q - q0] = 2 * q * x->Wa;
+    }
+    if (ov)
+        acc_cg_ov_run(ov, n, at, W, x->Wa, sp, dst, x->h);
+    else
+        acc_cg_emit_load_run(&x->g.p->text, m, n, at, W, x->Wa, sp, dst,
+                             x->h);
+    free(at);
+}
+
+/* Queues in ov the load of B set v for pair number `pair` into LM
+ * bl. */
+static void ov_b(const Mm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
+                 int bl)
+{
+    int64_t P = acc_machine_pes(x->g.m), wb = x->KU * x->tw;
+
+    for (int64_t q = 0; q < x->nb; q++)
+        acc_cg_ov_load(ov, x->b_at + (v * x->nb + q) * P * x->Wb,
+                       piece(q, x->Wb, wb), lm_name(bl),
+                       half(x, pair) + 2 * q * x->Wb,
+                       acc_bm_levels(x->g.m) + 1);
+}
+
 static void emit(Mm *x)
 {
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
     TlBuf *o = &p->text;
     int nbm = acc_bm_levels(m);
-    int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
-    int64_t wa = x->Mc * x->KU, wb = x->KU * x->tw;
+    int64_t P = acc_machine_pes(m), wb = x->KU * x->tw;
     TlBuf red;              /* the last pair's reduction, not yet out */
 
     buf_init(&red);
@@ -387,11 +483,12 @@ static void emit(Mm *x)
     buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the %s "
                "matrix unit: k split over %lld groups (level %d), j over "
                "%lld; %lld k tiles and %lld j tiles per group, rows in "
-               "chunks of %lld\n", x->g.c->k->name, (long long)x->M,
+               "chunks of %lld%s%s\n", x->g.c->k->name, (long long)x->M,
                (long long)x->K, (long long)x->N, dt_name(x->dt),
                (long long)x->kspan, x->h,
                (long long)x->NH, (long long)x->KU, (long long)x->JV,
-               (long long)x->Mc);
+               (long long)x->Mc, x->adb ? ", double-buffered" : "",
+               x->arun ? "; A loads in runs" : "");
     for (int i = 0; i < 2; i++)
         buf_printf(o, ".input %s %s[%lld] d[%lld]\n", p->ins[i].name,
                    dt_name(x->dt),
@@ -401,38 +498,43 @@ static void emit(Mm *x)
                x->g.c->k->outputs[0]->name, (long long)p->oimage,
                (long long)x->c_at);
     for (int64_t mc = 0; mc < x->NMC; mc++) {
-        for (int64_t q = 0; q < x->na; q++)
-            load(x, x->a_at + (mc * x->na + q) * sa * x->Wa, q, x->Wa, wa,
-                 "lm0", x->h);
+        int al = a_lm(x, mc);
+        if (!x->adb || mc == 0)
+            a_run(x, NULL, mc, 0, x->na);
         for (int64_t v = 0; v < x->JV; v++) {
             int64_t pair = mc * x->JV + v, nv = (v + 1) % x->JV;
+            int64_t nmc = (pair + 1) / x->JV;
+            int last = pair + 1 == x->NMC * x->JV;
             AccCgOverlap ov;
             if (!x->db || pair == 0)
                 for (int64_t q = 0; q < x->nb; q++)
                     load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q,
-                         x->Wb, wb, "lm1", nbm + 1);
+                         x->Wb, wb, 1 - al, half(x, pair), nbm + 1);
             if (!x->db) {
-                emit_tiles(x, 0, NULL, 'r');
+                emit_tiles(x, al, half(x, pair), NULL, 'r');
                 emit_reduce(x, o, mc, v, 'r');
                 continue;
             }
             /* While this pair's tiles run, in their free slots: the
              * last pair's reduction (its sums in the other GRF), then
              * the next pair's B set (the next j set, or the first one
-             * again for the next rows) into the other half of lm1. */
+             * again for the next rows) into the other half of B's LM,
+             * and a share of the next A chunk.  The next chunk's first
+             * B set goes to this chunk's A LM, which every mfma reads:
+             * it comes last, its dist.L1s after the tiles. */
             acc_cg_ov_init(&ov, m);
             if (red.len) {
                 acc_cg_ov_text(&ov, red.s);
                 red.len = 0;
             }
-            if (pair + 1 < x->NMC * x->JV)
-                for (int64_t q = 0; q < x->nb; q++)
-                    acc_cg_ov_load(&ov, x->b_at + (nv * x->nb + q) * P *
-                                            x->Wb,
-                                   piece(q, x->Wb, wb), "lm1",
-                                   half(x, pair + 1) + 2 * q * x->Wb,
-                                   nbm + 1);
-            emit_tiles(x, half(x, pair), &ov, "rs"[pair % 2]);
+            if (!last && !(x->adb && nmc != mc))
+                ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
+            if (x->adb && mc + 1 < x->NMC)
+                a_run(x, &ov, mc + 1, v * x->na / x->JV,
+                      (v + 1) * x->na / x->JV);
+            if (!last && x->adb && nmc != mc)
+                ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
+            emit_tiles(x, al, half(x, pair), &ov, "rs"[pair % 2]);
             acc_cg_ov_free(&ov);
             emit_reduce(x, &red, mc, v, "rs"[pair % 2]);
         }
@@ -443,9 +545,10 @@ static void emit(Mm *x)
     buf_puts(o, "wait t1\n");
 }
 
-/* Everything that follows from splitting k at level h; 0, or -1 when
- * it does not fit the machine's memories. */
-static int shape_at(Mm *x, int h)
+/* Everything that follows from splitting k at level h, with A chunks
+ * double-buffered when adb; 0, or -1 when it does not fit the
+ * machine's memories (or adb buys nothing: one chunk). */
+static int shape_at(Mm *x, int h, int adb, int arun)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -469,8 +572,14 @@ static int shape_at(Mm *x, int h)
         if (c < cap)
             cap = c;
     }
+    /* Double-buffered, each LM holds an A chunk and two B sets. */
+    if (adb && (m->lm_words - 2 * x->KU * x->tw) / x->KU < cap)
+        cap = (m->lm_words - 2 * x->KU * x->tw) / x->KU;
     cap = cap / 4 * 4;
     x->Wa = acc_cg_max_load(m, h);
+    x->arun = arun;
+    if (arun)
+        x->Wa = x->Wa / 8 * 4;
     x->Wb = acc_cg_max_load(m, nbm + 1);
     if (cap < 4 || x->KU * x->tw > m->lm_words || x->Wa < 4 || x->Wb < 4)
         return -1;
@@ -478,36 +587,99 @@ static int shape_at(Mm *x, int h)
     if (x->Mc > cap)
         x->Mc = cap;
     x->NMC = (x->M + x->Mc - 1) / x->Mc;
+    x->db = 2 * x->KU * x->tw <= m->lm_words;
+    x->adb = adb;
+    x->boff = 0;
+    if (adb) {
+        if (x->NMC < 2 || !x->db)
+            return -1;
+        /* As many chunks, as even as they can be: less padding. */
+        x->Mc = ((x->M + x->NMC - 1) / x->NMC + 3) / 4 * 4;
+        x->boff = 2 * x->Mc * x->KU;
+    }
     x->na = (x->Mc * x->KU + x->Wa - 1) / x->Wa;
     x->nb = (x->KU * x->tw + x->Wb - 1) / x->Wb;
-    x->db = 2 * x->KU * x->tw <= m->lm_words;
     return 0;
 }
 
-/* Steps of one load of W long words per PE over `pes` PEs: the DMA
- * (latency and words), a few tree transfers, W/4 dist.L1. */
-static double load_steps(const AccMachine *m, int64_t pes, int64_t W)
+/* Steps of one load of W long words per PE of scope k: the DMA
+ * (latency and words), the tree transfers, W/4 dist.L1. */
+static double load_steps(const AccMachine *m, int k, int64_t W)
 {
-    return (m->dma_latency + (double)(pes * W) / m->dram_bw) /
-               m->step_cycles + 4.0 * acc_bm_levels(m) + W / 4.0;
+    return (m->dma_latency +
+            (double)(acc_cg_scope_pes(m, k) * W) / m->dram_bw) /
+               m->step_cycles +
+           (double)acc_cg_tree_steps(m, W, k) + W / 4.0 + 2;
 }
 
-/* The program's steps as emit() writes it, roughly: the loads of A
- * and the reductions do not overlap; a double-buffered B set loads
- * under the previous set's tiles. */
+/* Steps of the loads of one A chunk: each by itself, or as a run
+ * whose pieces go at the pace of the slowest stage (the DMA, the tree
+ * transfers, the dist.L1s). */
+static double a_steps(const Mm *x)
+{
+    const AccMachine *m = x->g.m;
+    int64_t pes = acc_cg_scope_pes(m, x->h);
+    double one = load_steps(m, x->h, x->Wa), dma, per;
+
+    if (!x->arun)
+        return x->na * one;
+    dma = (m->dma_latency + (double)(pes * x->Wa) / m->dram_bw) /
+          m->step_cycles;
+    per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, x->Wa, x->h)),
+               x->Wa / 4.0) + 2;
+    return one + (x->na - 1) * per;
+}
+
+/* Steps of one pair's reduction as emit_reduce writes it: the
+ * redadd.L1s (rw steps each), the levels above, the DMA store. */
+static double red_steps(const Mm *x)
+{
+    const AccMachine *m = x->g.m;
+    int nbm = acc_bm_levels(m);
+    int64_t G = x->G, rw = x->rw, len = x->Mc * G * rw, ntop;
+    double steps = (double)(x->Mc / 4 * rw) +
+                   (double)acc_cg_wait(m, 1, ACC_XK_RED,
+                                       (double)(4 * G * rw),
+                                       (double)(4 * rw));
+
+    for (int j = 2; j <= nbm; j++) {
+        int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
+        if (j <= x->h) {
+            steps += 1 + (double)acc_cg_wait(m, j, ACC_XK_RED, (double)len,
+                                             (double)len);
+        } else {
+            steps += 1 + (double)acc_cg_wait(m, j, ACC_XK_GATHER,
+                                             (double)(len * F),
+                                             (double)len);
+            len *= F;
+        }
+    }
+    ntop = acc_machine_pes(m) / acc_cg_scope_pes(m, nbm);
+    return steps + (m->dma_latency + (double)(len * ntop) / m->dram_bw) /
+                       m->step_cycles;
+}
+
+/* The program's steps as emit() writes it, roughly: a double-buffered
+ * B set loads under the previous set's tiles, with the last pair's
+ * reduction; double-buffered A chunks load in shares under the pairs
+ * of the chunk before (the first B set of each chunk then lands after
+ * them: its dist.L1s), else each by itself. */
 static double estimate(const Mm *x)
 {
     const AccMachine *m = x->g.m;
-    double a = x->na * load_steps(m, acc_cg_scope_pes(m, x->h), x->Wa);
-    double b = x->nb * load_steps(m, acc_machine_pes(m), x->Wb);
-    double red = x->Mc / 4.0 + 4.0 * acc_bm_levels(m) +
-                 (double)m->dma_latency / m->step_cycles;
+    double a = a_steps(x);
+    double b = x->nb * load_steps(m, acc_bm_levels(m) + 1, x->Wb);
+    double red = red_steps(x);
 
     double tiles = (double)x->KU * (x->Mc / 4.0);
 
+    if (x->adb)
+        return a + b + red + (double)x->NMC *
+                   ((double)x->JV * fmax(tiles, red + b + a / x->JV) +
+                    x->KU * x->tw / 4.0);
     if (x->db)
-        return b + (double)x->NMC *
-                       (a + (double)x->JV * (fmax(b, tiles) + red));
+        return b + red + (double)x->NMC *
+                   (a + (double)x->JV * fmax(b + red, tiles));
     return (double)x->NMC * (a + (double)x->JV * (b + tiles + red));
 }
 
@@ -515,21 +687,24 @@ static double estimate(const Mm *x)
 static int plan(Mm *x)
 {
     const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m), best = 0;
+    int nbm = acc_bm_levels(m), best = 0, best_mode = 0;
     double cost = 0;
 
-    for (int h = 1; h <= nbm + 1; h++) {
-        if (shape_at(x, h))
-            continue;
-        if (!best || estimate(x) < cost) {
-            cost = estimate(x);
-            best = h;
+    for (int h = 1; h <= nbm + 1; h++)
+        for (int mode = 0; mode < 4; mode++) {
+            int adb = mode / 2, arun = mode % 2;
+            if (shape_at(x, h, adb, arun))
+                continue;
+            if (!best || estimate(x) < cost) {
+                cost = estimate(x);
+                best = h;
+                best_mode = mode;
+            }
         }
-    }
     if (!best)
         return acc_cg_fail(&x->g, "a matmul this large for this machine's "
                                   "local memories");
-    shape_at(x, best);
+    shape_at(x, best, best_mode / 2, best_mode % 2);
     x->a_at = 0;
     x->b_at = x->NMC * x->na * acc_cg_scope_pes(m, x->h) * x->Wa;
     x->c_at = x->b_at + x->JV * x->nb * acc_machine_pes(m) * x->Wb;

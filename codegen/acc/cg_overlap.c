@@ -5,13 +5,16 @@
  * only the MAU and MW slots, so the next block's data moves while the
  * matrix unit works on this one.
  *
- * The load is written as usual, then taken apart: each op keeps the
- * steps its `nop/N` lines asked for before it (hard: a latency the
- * simulator would report as a hazard) and a `wait` gets the steps its
- * DMA should take to land on top (soft: waiting earlier only stalls).
- * Compute bundles count as steps; a bundle that reads the load's
- * destination LM takes no op writing it (one port per LM bank).  What
- * is left when the compute ends is written after it with its nops.
+ * The load (or a run of them, acc_cg_ov_run) is written as usual, then
+ * taken apart: each op keeps the steps its `nop/N` lines asked for
+ * before it (hard: a latency the simulator would report as a hazard)
+ * and a `wait` gets the steps its DMA should take to land on top, less
+ * those the text asked for since the DMA (soft: waiting earlier only
+ * stalls).
+ * Compute bundles count as steps; a bundle that reads an LM takes no
+ * op that names it (one port per LM bank), so a load into one LM rides
+ * in bundles that read only the other.  What is left when the compute
+ * ends is written after it with its nops.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -32,20 +35,30 @@ void acc_cg_ov_free(AccCgOverlap *v)
     free(v->op);
     free(v->hard);
     free(v->soft);
+    free(v->lms);
     memset(v, 0, sizeof *v);
 }
 
-static void push(AccCgOverlap *v, int64_t at, int64_t hard, int64_t soft)
+/* The LMs (bit i: lm<i>) an op reads or writes. */
+static int lms_of(const char *op)
+{
+    return (strstr(op, "lm0") ? 1 : 0) | (strstr(op, "lm1") ? 2 : 0);
+}
+
+static void push(AccCgOverlap *v, int64_t at, int64_t hard, int64_t soft,
+                 int lms)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? 2 * v->cap : 32;
         v->op = tl_xrealloc(v->op, (size_t)v->cap * sizeof *v->op);
         v->hard = tl_xrealloc(v->hard, (size_t)v->cap * sizeof *v->hard);
         v->soft = tl_xrealloc(v->soft, (size_t)v->cap * sizeof *v->soft);
+        v->lms = tl_xrealloc(v->lms, (size_t)v->cap * sizeof *v->lms);
     }
     v->op[v->n] = at;
     v->hard[v->n] = hard;
     v->soft[v->n] = soft;
+    v->lms[v->n] = lms;
     v->n++;
 }
 
@@ -54,7 +67,7 @@ static void push(AccCgOverlap *v, int64_t at, int64_t hard, int64_t soft)
 static void queue(AccCgOverlap *v, const char *text, size_t tlen,
                   int64_t first, int64_t dma_steps)
 {
-    int64_t pending = first, dma = 0;
+    int64_t pending = first, dma = 0, after = 0;
     size_t i = 0;
 
     while (i < tlen) {
@@ -64,21 +77,28 @@ static void queue(AccCgOverlap *v, const char *text, size_t tlen,
             pending += atoll(line + 4);
         } else {
             int64_t soft = 0;
-            if (!strncmp(line, "wait", 4))
-                soft = dma;
-            if (!strncmp(line, "dma.", 4))
+            /* The DMA lands dma steps after it issues; the steps the
+             * text asks for since then count towards them. */
+            after += pending;
+            if (!strncmp(line, "wait", 4) && dma > after)
+                soft = dma - after;
+            after++;
+            if (!strncmp(line, "dma.", 4)) {
                 dma = dma_steps;
+                after = 0;
+            }
             v->last_dma = !strncmp(line, "dma.", 4);
-            push(v, (int64_t)v->text.len, pending, soft);
+            push(v, (int64_t)v->text.len, pending, soft, 0);
             buf_putn(&v->text, line, len);
             buf_putc(&v->text, '\0');
+            v->lms[v->n - 1] = lms_of(v->text.s + v->op[v->n - 1]);
             pending = 0;
         }
         i += len + 1;
     }
     /* What the text wrote is readable after the last nop: a last entry
      * with no op keeps it. */
-    push(v, -1, pending, 0);
+    push(v, -1, pending, 0, 0);
 }
 
 void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
@@ -96,7 +116,22 @@ void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
           (int64_t)ceil((m->dma_latency + (double)words / m->dram_bw) /
                         m->step_cycles));
     buf_free(&t);
-    v->space = space;
+}
+
+void acc_cg_ov_run(AccCgOverlap *v, int64_t n, const int64_t *at,
+                   const int64_t *W, int64_t Wmax, const char *space,
+                   const int64_t *dst, int k)
+{
+    const AccMachine *m = v->m;
+    TlBuf t;
+    int64_t words = acc_cg_scope_pes(m, k) * Wmax;
+
+    buf_init(&t);
+    acc_cg_emit_load_run(&t, m, n, at, W, Wmax, space, dst, k);
+    queue(v, t.s, t.len, v->n == 0 || v->last_dma ? m->dma_issue_steps : 0,
+          (int64_t)ceil((m->dma_latency + (double)words / m->dram_bw) /
+                        m->step_cycles));
+    buf_free(&t);
 }
 
 void acc_cg_ov_text(AccCgOverlap *v, const char *text)
@@ -104,7 +139,7 @@ void acc_cg_ov_text(AccCgOverlap *v, const char *text)
     queue(v, text, strlen(text), 0, 0);
 }
 
-const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space)
+const char *acc_cg_ov_next(AccCgOverlap *v, int reads)
 {
     const char *op;
 
@@ -120,7 +155,7 @@ const char *acc_cg_ov_next(AccCgOverlap *v, int reads_space)
     if (v->next >= v->n)
         return NULL;
     op = v->text.s + v->op[v->next];
-    if (reads_space && v->space && strstr(op, v->space))
+    if (reads & v->lms[v->next])
         return NULL;
     v->next++;
     v->since = 0;
