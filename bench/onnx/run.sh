@@ -74,7 +74,7 @@ printf '%-28s %8s %9s %10s %10s %10s %6s %8s %8s %5s\n' model import_s \
 for dir in $models; do
     dir=${dir%/}
     name=$(basename "$dir")
-    w=$BENCH_DIR/work/$name
+    w=$BENCH_DIR/models/$name
     rm -rf "$w"
     mkdir -p "$w"
     cp "$dir/model.onnx" "$w/model.onnx"
