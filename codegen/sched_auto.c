@@ -120,6 +120,37 @@ static int mentions(const TlExpr *e, const TlVar *v)
     return 0;
 }
 
+/* What a read of e is asked by some_read: x, and y or red. */
+typedef struct ReadQ {
+    const TlVar *x, *y;
+    const TlReduce *red;
+} ReadQ;
+
+/* Whether some read (a tensor indexed) in e satisfies pred. */
+static int some_read(const TlExpr *e,
+                     int (*pred)(const TlExpr *read, const ReadQ *q),
+                     const ReadQ *q)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
+        pred(e, q))
+        return 1;
+    if (some_read(e->a, pred, q) || some_read(e->b, pred, q) ||
+        some_read(e->c, pred, q))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (some_read(e->args.v[i], pred, q))
+            return 1;
+    return 0;
+}
+
+/* Whether read r's last index mentions q->x. */
+static int x_last(const TlExpr *r, const ReadQ *q)
+{
+    return r->args.n && mentions(r->args.v[r->args.n - 1], q->x);
+}
+
 /* Over the reads in e: *last counts those whose last index mentions
  * x; returns 0 when an earlier index of some read mentions x. */
 static int x_last_only(const TlExpr *e, const TlVar *x, int *last)
@@ -244,25 +275,15 @@ static int mentions_rvar(const TlExpr *e, const TlReduce *red)
     return 0;
 }
 
-/* Whether a read in e that moves with the reduction (an index
- * mentions one of red's variables) takes x into its last index: then
- * lanes across x would not be rows apart. */
-static int x_along_reduction(const TlExpr *e, const TlVar *x,
-                             const TlReduce *red)
+/* Whether read r moves with the reduction (an index mentions one of
+ * q->red's variables) and takes q->x into its last index: then lanes
+ * across x would not be rows apart. */
+static int x_along_reduction(const TlExpr *r, const ReadQ *q)
 {
-    if (!e)
+    if (!x_last(r, q))
         return 0;
-    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
-        e->args.n && mentions(e->args.v[e->args.n - 1], x)) {
-        for (int j = 0; j < e->args.n; j++)
-            if (mentions_rvar(e->args.v[j], red))
-                return 1;
-    }
-    if (x_along_reduction(e->a, x, red) || x_along_reduction(e->b, x, red) ||
-        x_along_reduction(e->c, x, red))
-        return 1;
-    for (int i = 0; i < e->args.n; i++)
-        if (x_along_reduction(e->args.v[i], x, red))
+    for (int j = 0; j < r->args.n; j++)
+        if (mentions_rvar(r->args.v[j], q->red))
             return 1;
     return 0;
 }
@@ -275,10 +296,11 @@ static int row_width(const TlFunc *f)
     const TlReduce *red = one_reduction(f);
     int b = dt_size(f->dtype), w;
     int64_t ex;
+    ReadQ q = {f->rank ? f->axes[f->rank - 1].var : NULL, NULL, red};
 
     if (!red || f->dtype == DT_BOOL || f->dtype == DT_F16 ||
         f->dtype == DT_BF16 || b < 1 ||
-        x_along_reduction(red->expr->a, f->axes[f->rank - 1].var, red))
+        some_read(red->expr->a, x_along_reduction, &q))
         return 0;
     w = 32 / b < ROW_LANES ? 32 / b : ROW_LANES;
     ex = const_extent(f, f->rank - 1);
@@ -304,21 +326,13 @@ static int shifted(const TlExpr *e, const TlVar *x)
     return e->op == OP_ADD && is_var(e->b, x) && !mentions(e->a, x);
 }
 
-/* Whether a read in e takes x into its last index other than shifted
+/* Whether read r takes q->x into its last index other than shifted
  * (clamp(x, 0, 31), x / 2, ...) or into an earlier index. */
-static int gathers(const TlExpr *e, const TlVar *x)
+static int gathers(const TlExpr *r, const ReadQ *q)
 {
-    if (!e)
-        return 0;
-    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ)
-        for (int j = 0; j < e->args.n; j++)
-            if (mentions(e->args.v[j], x) &&
-                (j != e->args.n - 1 || !shifted(e->args.v[j], x)))
-                return 1;
-    if (gathers(e->a, x) || gathers(e->b, x) || gathers(e->c, x))
-        return 1;
-    for (int i = 0; i < e->args.n; i++)
-        if (gathers(e->args.v[i], x))
+    for (int j = 0; j < r->args.n; j++)
+        if (mentions(r->args.v[j], q->x) &&
+            (j != r->args.n - 1 || !shifted(r->args.v[j], q->x)))
             return 1;
     return 0;
 }
@@ -326,7 +340,8 @@ static int gathers(const TlExpr *e, const TlVar *x)
 int cg_auto_scalar(const TlFunc *f)
 {
     return f->rank > 0 && !f->nreds && f->value &&
-           gathers(f->value, f->axes[f->rank - 1].var);
+           some_read(f->value, gathers,
+                     &(ReadQ){f->axes[f->rank - 1].var, NULL, NULL});
 }
 
 /* Counts the reads of f in e into *n; *bad when one is not plain. */
@@ -403,22 +418,14 @@ static int find_lv(const CgNest *n, const LVar *v)
     return -1;
 }
 
-/* Whether a read in e whose last index mentions x mentions y in any
- * index: then the rows of a tile over y read different vectors. */
-static int vector_reads_y(const TlExpr *e, const TlVar *x, const TlVar *y)
+/* Whether read r, whose last index mentions q->x, mentions q->y in
+ * any index: then the rows of a tile over y read different vectors. */
+static int vector_reads_y(const TlExpr *r, const ReadQ *q)
 {
-    if (!e)
+    if (!x_last(r, q))
         return 0;
-    if (e->kind == EX_INDEX && e->sym && tl_ref_kind(e->sym) == REF_READ &&
-        e->args.n && mentions(e->args.v[e->args.n - 1], x))
-        for (int j = 0; j < e->args.n; j++)
-            if (mentions(e->args.v[j], y))
-                return 1;
-    if (vector_reads_y(e->a, x, y) || vector_reads_y(e->b, x, y) ||
-        vector_reads_y(e->c, x, y))
-        return 1;
-    for (int i = 0; i < e->args.n; i++)
-        if (vector_reads_y(e->args.v[i], x, y))
+    for (int j = 0; j < r->args.n; j++)
+        if (mentions(r->args.v[j], q->y))
             return 1;
     return 0;
 }
@@ -439,7 +446,8 @@ static int tile_rows(const TlFunc *f)
             continue;
         if (near < 0)
             near = j;
-        if (!vector_reads_y(body, x, f->axes[j].var))
+        if (!some_read(body, vector_reads_y,
+                       &(ReadQ){x, f->axes[j].var, NULL}))
             return j;
     }
     return near;
