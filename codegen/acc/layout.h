@@ -201,6 +201,10 @@ int64_t acc_layout_flatten(const AccLayout *L, const int64_t *idx);
 /* The number of the node of level lvl (0..loc->node_level) that holds
  * loc, counting all nodes of that level of the machine from 0. */
 int64_t acc_loc_node(const AccMachine *m, const AccLoc *loc, int lvl);
+/* The inverse for a PE: the place of word addr of space at PE pe
+ * (its path down every level; word 0). */
+void acc_loc_of_pe(const AccMachine *m, int64_t pe, AccLaySpace space,
+                   int64_t addr, AccLoc *loc);
 
 /* Internal to the layout files: builds L->dec, the tables that invert
  * each level's, the address's and the sub-word's mixed-radix sum.

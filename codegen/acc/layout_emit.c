@@ -499,17 +499,13 @@ static void source_of(const AccLayout *S, int64_t e, int64_t pe, Want *w)
 {
     const AccMachine *m = S->m;
     int pl = m->nlevels - 1;
-    int64_t path[ACC_MAX_LEVELS], q = pe;
-    AccLoc loc;
+    AccLoc at, loc;
 
-    for (int lv = pl; lv >= 0; lv--) {
-        path[lv] = q % m->level[lv].fanout;
-        q /= m->level[lv].fanout;
-    }
+    acc_loc_of_pe(m, pe, S->space, 0, &at);
     acc_layout_locate(S, e, 0, &loc);
     for (int lv = 0; lv <= pl; lv++)
         if (S->bcast & (1u << lv))
-            loc.path[lv] = path[lv];
+            loc.path[lv] = at.path[lv];
     w->pe = acc_loc_node(m, &loc, pl);
     w->addr = loc.addr;
 }

@@ -259,6 +259,19 @@ int64_t acc_loc_node(const AccMachine *m, const AccLoc *loc, int lvl)
     return id;
 }
 
+void acc_loc_of_pe(const AccMachine *m, int64_t pe, AccLaySpace space,
+                   int64_t addr, AccLoc *loc)
+{
+    memset(loc, 0, sizeof *loc);
+    loc->node_level = m->nlevels - 1;
+    loc->space = space;
+    loc->addr = addr;
+    for (int lv = m->nlevels - 1; lv >= 0; lv--) {
+        loc->path[lv] = pe % m->level[lv].fanout;
+        pe /= m->level[lv].fanout;
+    }
+}
+
 /* ====================================================================
  * Places of a PE layout, as a table
  * ==================================================================== */
@@ -313,13 +326,6 @@ int64_t acc_layout_at(const AccLayout *L, int64_t pe, int64_t addr,
             *copy = v % L->ncopies;
         return v / L->ncopies;
     }
-    memset(&loc, 0, sizeof loc);
-    loc.node_level = m->nlevels - 1;
-    loc.space = L->space;
-    loc.addr = addr;
-    for (int lv = m->nlevels - 1; lv >= 0; lv--) {
-        loc.path[lv] = pe % m->level[lv].fanout;
-        pe /= m->level[lv].fanout;
-    }
+    acc_loc_of_pe(m, pe, L->space, addr, &loc);
     return acc_layout_element(L, &loc, copy);
 }

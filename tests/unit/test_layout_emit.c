@@ -234,15 +234,8 @@ static void at_agrees(const char *mach, const char *text, int64_t step)
     for (int64_t pe = 0; L && pe < acc_machine_pes(m); pe += step)
         for (int64_t a = L->base - 1; a <= L->base + L->addr_span; a++) {
             AccLoc loc;
-            int64_t q = pe, c1 = -1, c2 = -1, e1, e2;
-            memset(&loc, 0, sizeof loc);
-            loc.node_level = m->nlevels - 1;
-            loc.space = L->space;
-            loc.addr = a;
-            for (int lv = m->nlevels - 1; lv >= 0; lv--) {
-                loc.path[lv] = q % m->level[lv].fanout;
-                q /= m->level[lv].fanout;
-            }
+            int64_t c1 = -1, c2 = -1, e1, e2;
+            acc_loc_of_pe(m, pe, L->space, a, &loc);
             e1 = acc_layout_element(L, &loc, &c1);
             e2 = acc_layout_at(L, pe, a, &c2);
             bad += e1 != e2 || (e1 >= 0 && c1 != c2);
