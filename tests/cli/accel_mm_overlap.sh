@@ -1,6 +1,7 @@
 # accel_mm_overlap.sh - the matmul route overlaps its transfers with
-# the mfma steps, on machine `test`, for a 512 x 512 x 512 matmul that
-# still matches the interpreter:
+# the mfma steps, on machine `test`, for matmuls that still match the
+# interpreter (simulated steps are counts of the program, not host
+# time).  512 x 512 x 512:
 # - the next B set loads under the mfma steps of the current one (DMA,
 #   BM links and dist.L1 in the free slots of the same bundles, lm1
 #   double-buffered): DMA waits stall under 8% of the steps (10.9%
@@ -8,30 +9,55 @@
 # - each (rows, j set) pair's sums go to the GRF the last pair did not
 #   use (r, then s), and that pair's reduction (redadd.L1, the tree
 #   above, the DMA store) rides in the next pair's mfma bundles: fewer
-#   than 78000 steps (82439 when each reduction ran by itself, 76710
-#   with it riding).
-# Simulated steps are counts of the program, not host time.
+#   than 78000 steps (82439 when each reduction ran by itself).
+# 256 x 256 x 256: each chunk of A rows loads as one run (two buffers
+# in every BM: a piece's DMA and broadcast under the last piece's
+# dist.L1s) and, when two chunks fit, they are kept in both LMs: chunk 0
+# computes from lm0 while chunk 1's run rides in its mfma bundles (the
+# DMA, the BM transfers, and the dist.L1s into lm1 below its B sets,
+# which start at word 2 Mc KU = 2048), then chunk 1 computes from lm1:
+# fewer than 9700 steps (11718 when each A chunk loaded by itself; 9489
+# with both).
 fail() { echo "FAIL: $*"; exit 1; }
 
-cat >"$TMP/mm.tdsl" <<'TDSL'
+# mm N: an N x N x N matmul on accel; its assembly and statistics in
+# $TMP/mmN, its simulated steps in $steps and their line in $line.
+mm() {
+    cat >"$TMP/mm$1.tdsl" <<TDSL
 kernel matmul(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
     C[i, j] = sum(k) A[i, k] * B[k, j]
 }
-let A = rand(f32, [512, 512], seed = 1)
-let B = rand(f32, [512, 512], seed = 2)
+let A = rand(f32, [$1, $1], seed = 1)
+let B = rand(f32, [$1, $1], seed = 2)
 assert allclose(matmul(A, B) on accel, matmul(A, B), rtol = 1e-5)
 time matmul(A, B) on accel
 TDSL
-TDSL_DEBUG=accel "$TDSL" "$TMP/mm.tdsl" --machine test >"$TMP/out" 2>&1 ||
-    fail "matmul: $(grep -v '^[a-z.#]' "$TMP/out" | head -5)"
-line=$(grep '^    steps ' "$TMP/out") || fail "no steps"
-steps=$(echo "$line" | sed 's/^ *steps *\([0-9]*\):.*/\1/')
+    TDSL_DEBUG=accel "$TDSL" "$TMP/mm$1.tdsl" --machine test \
+        >"$TMP/mm$1" 2>&1 ||
+        fail "matmul $1: $(grep -v '^[a-z.#]' "$TMP/mm$1" | head -5)"
+    line=$(grep '^    steps ' "$TMP/mm$1") || fail "matmul $1: no steps"
+    steps=$(echo "$line" | sed 's/^ *steps *\([0-9]*\):.*/\1/')
+}
+
+mm 512
 wait=$(echo "$line" | sed 's/.*(wait \([0-9]*\),.*/\1/')
 [ $((wait * 100)) -lt $((steps * 8)) ] ||
     fail "wait stalls $wait of $steps steps: $line"
-grep -q 'mfma\.f32 [xy], lm0\[[0-9]*+\], s\[' "$TMP/out" ||
+grep -q 'mfma\.f32 [xy], lm0\[[0-9]*+\], s\[' "$TMP/mm512" ||
     fail "no pair sums into s"
-grep -q '^m[mf][um][la]\.f32 .* ; redadd\.L1\.f32 r\[' "$TMP/out" ||
+grep -q '^m[mf][um][la]\.f32 .* ; redadd\.L1\.f32 r\[' "$TMP/mm512" ||
     fail "no reduction of r rides in an mmul or mfma bundle"
-[ "$steps" -lt 78000 ] || fail "$steps steps: $line"
+[ "$steps" -lt 78000 ] || fail "512: $steps steps: $line"
+
+mm 256
+grep -q '^# accel: .*chunks of 128, double-buffered; A loads in runs$' \
+    "$TMP/mm256" || fail "plan: $(grep -m1 '^# accel' "$TMP/mm256")"
+grep -q '^mfma\.f32 [xy], lm0\[.* ; dma\.bcast\.t0 ' "$TMP/mm256" ||
+    fail "no DMA of A rides in an mfma bundle reading lm0"
+# A's words of lm1 are 0 .. 2047, the B sets' from 2048 on.
+grep -q '^mfma\.f32 [xy], lm0\[.* ; dist\.L1 lb\[[0-9]*\] -> lm1\[1[0-9]*+\]$' \
+    "$TMP/mm256" || fail "no dist.L1 of chunk 1 rides in an mfma bundle"
+grep -q '^mfma\.f32 [xy], lm1\[[0-9]*+\], [rs]\[' "$TMP/mm256" ||
+    fail "no mfma reads chunk 1 from lm1"
+[ "$steps" -lt 9700 ] || fail "256: $steps steps: $line"
 exit 0
