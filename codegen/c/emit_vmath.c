@@ -144,50 +144,19 @@ static const char vm_dbl[] =
     "}\n";
 
 /* exp of f32 lanes, the interpreter's (float)exp((double)x) bit for
- * bit.  Each lane is computed in double: n = x / ln 2 rounded, r = x -
- * n ln 2 (ln 2 in two parts, so r is exact but for a last rounding),
- * exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2: the
- * truncation is below 2^-57), times 2^n.  That is within a few units
- * in the last place of double of the true value, like libm's exp.
- * Rounding it to float gives libm's result unless the value lies near
- * a rounding boundary of float (the low 29 bits of the double near a
- * half unit: about one lane in 4 million) or outside the range where
- * the result is a normal float; those lanes, and NaNs, are computed
- * again by libm.  (Checked against libm on every f32 in the normal
- * range.) */
+ * bit: tl_vm_exp in double (within about 2 units of double of the
+ * true value, like libm's exp), rounded to float unless the value lies
+ * near a rounding boundary of float or the input outside [-87, 88]
+ * (where the result is not a normal float); those lanes, and NaNs,
+ * are computed again by libm.  (Checked against libm on every f32.) */
 static const char vexp_macro[] =
     "TL_HELPER tl_ex_f8 tl_exp8(tl_ex_f8 x)\n"
     "{\n"
-    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), n, r, p;\n"
-    "    tl_ex_i8 ok = (d >= -87.0) & (d <= 88.0), low;\n"
+    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), p;\n"
+    "    tl_ex_i8 ok = (d >= -87.0) & (d <= 88.0);\n"
     "    tl_ex_f8 y;\n"
-    "    d = (tl_ex_d8)((tl_ex_i8)d & ok);\n"
-    "    n = d * 0x1.71547652b82fep0 + 0x1.8p52;\n"
-    "    n = n - 0x1.8p52;\n"
-    "    r = (d - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;\n"
-    "    p = r * (1.0 / 6227020800.0) + 1.0 / 479001600.0;\n"
-    "    p = p * r + 1.0 / 39916800.0;\n"
-    "    p = p * r + 1.0 / 3628800.0;\n"
-    "    p = p * r + 1.0 / 362880.0;\n"
-    "    p = p * r + 1.0 / 40320.0;\n"
-    "    p = p * r + 1.0 / 5040.0;\n"
-    "    p = p * r + 1.0 / 720.0;\n"
-    "    p = p * r + 1.0 / 120.0;\n"
-    "    p = p * r + 1.0 / 24.0;\n"
-    "    p = p * r + 1.0 / 6.0;\n"
-    "    p = p * r + 0.5;\n"
-    "    p = p * r + 1.0;\n"
-    "    p = p * r + 1.0;\n"
-    "    p = p * (tl_ex_d8)((__builtin_convertvector(n, tl_ex_i8) + 1023)"
-    " << 52);\n"
-    "    y = __builtin_convertvector(p, tl_ex_f8);\n"
-    "    low = ((tl_ex_i8)p & ((1 << 29) - 1)) - (1 << 28);\n"
-    "    ok &= (low > 64) | (low < -64);\n"
-    "    if (!(ok[0] & ok[1] & ok[2] & ok[3] & ok[4] & ok[5] & ok[6] &"
-    " ok[7]))\n"
-    "        for (int l = 0; l < 8; l++)\n"
-    "            if (!ok[l])\n"
-    "                y[l] = (float)exp((double)x[l]);\n"
+    "    p = tl_vm_exp(tl_vm_sel(ok, d, (tl_ex_d8){0}));\n"
+    "    TL_VM_END(exp, x, y, p, ok)\n"
     "    return y;\n"
     "}\n";
 
@@ -422,7 +391,7 @@ static const struct {
     const char *name, *text;
     int dbl;
 } vmath[] = {
-    {LC_EXP, "exp", vexp_macro, 0},
+    {LC_EXP, "exp", vexp_macro, 1},
     {LC_ERF, "erf", verf_macro, 1},
     {LC_TANH, "tanh", vtanh_macro, 1},
     {LC_SIGMOID, "sigmoid", vsigmoid_macro, 1},
