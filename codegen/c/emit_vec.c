@@ -68,15 +68,40 @@ static const char vec_macros[] =
     "TL_HELPER N N##_min(N a, N b) { return N##_sel(b < a, b, a); } \\\n"
     "TL_HELPER N N##_max(N a, N b) { return N##_sel(b > a, b, a); }\n"
     "/* Floats: min/max that return a NaN operand, else the left one on\n"
-    " * a tie (the scalar tl_fmin/tl_fmax). */\n"
+    " * a tie (the scalar tl_fmin/tl_fmax).  TL_HWMAX_N(b, a) is\n"
+    " * b > a ? b : a, a where either is NaN: x86's maxps, so the\n"
+    " * only other case, b NaN and a not, costs one select (a max of a\n"
+    " * constant, ReLU's, none at all). */\n"
     "#define TL_VECF(N, E, W) \\\n"
     "TL_VEC(N, E, W) \\\n"
     "TL_HELPER N N##_min(N a, N b) \\\n"
-    "{ return N##_sel(a != a, a, N##_sel(b != b, b, N##_sel(b < a, b, a)));"
-    " } \\\n"
+    "{ return N##_sel((b != b) & (a == a), b, TL_HWMIN_##N(b, a)); } \\\n"
     "TL_HELPER N N##_max(N a, N b) \\\n"
-    "{ return N##_sel(a != a, a, N##_sel(b != b, b, N##_sel(b > a, b, a)));"
-    " }\n\n";
+    "{ return N##_sel((b != b) & (a == a), b, TL_HWMAX_##N(b, a)); }\n"
+    "/* gcc does not find maxps in the select; clang does. */\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && defined(__SSE2__)\n"
+    "#define TL_HW2(N, I, S) ((N)__builtin_ia32_##I S)\n"
+    "#define TL_HWMAX_tl_f32x4(b, a) TL_HW2(tl_f32x4, maxps, ((b), (a)))\n"
+    "#define TL_HWMIN_tl_f32x4(b, a) TL_HW2(tl_f32x4, minps, ((b), (a)))\n"
+    "#define TL_HWMAX_tl_f64x2(b, a) TL_HW2(tl_f64x2, maxpd, ((b), (a)))\n"
+    "#define TL_HWMIN_tl_f64x2(b, a) TL_HW2(tl_f64x2, minpd, ((b), (a)))\n"
+    "#endif\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX__)\n"
+    "#define TL_HWMAX_tl_f32x8(b, a) TL_HW2(tl_f32x8, maxps256, ((b), (a)))\n"
+    "#define TL_HWMIN_tl_f32x8(b, a) TL_HW2(tl_f32x8, minps256, ((b), (a)))\n"
+    "#define TL_HWMAX_tl_f64x4(b, a) TL_HW2(tl_f64x4, maxpd256, ((b), (a)))\n"
+    "#define TL_HWMIN_tl_f64x4(b, a) TL_HW2(tl_f64x4, minpd256, ((b), (a)))\n"
+    "#endif\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)\n"
+    "#define TL_HWMAX_tl_f32x16(b, a) TL_HW2(tl_f32x16, maxps512_mask, \\\n"
+    "    ((b), (a), (b), (unsigned short)-1, 4))\n"
+    "#define TL_HWMIN_tl_f32x16(b, a) TL_HW2(tl_f32x16, minps512_mask, \\\n"
+    "    ((b), (a), (b), (unsigned short)-1, 4))\n"
+    "#define TL_HWMAX_tl_f64x8(b, a) TL_HW2(tl_f64x8, maxpd512_mask, \\\n"
+    "    ((b), (a), (b), (unsigned char)-1, 4))\n"
+    "#define TL_HWMIN_tl_f64x8(b, a) TL_HW2(tl_f64x8, minpd512_mask, \\\n"
+    "    ((b), (a), (b), (unsigned char)-1, 4))\n"
+    "#endif\n\n";
 
 static const char *elem_ctype(TlDType dt)
 {
@@ -162,6 +187,21 @@ static void broadcast_fn(TlBuf *b, LType t, const char *elem)
     buf_puts(b, "};\n}\n");
 }
 
+
+/* The select form of TL_HWMAX_N/TL_HWMIN_N where vec_macros gave no
+ * instruction for N. */
+static void hw_minmax(TlBuf *b, const char *dt, int w)
+{
+    for (int i = 0; i < 2; i++) {
+        const char *m = i ? "MIN" : "MAX", *op = i ? "<" : ">";
+
+        buf_printf(b, "#ifndef TL_HW%s_tl_%sx%d\n"
+                      "#define TL_HW%s_tl_%sx%d(b, a) tl_%sx%d_sel("
+                      "(b) %s (a), (b), (a))\n#endif\n",
+                   m, dt, w, m, dt, w, dt, w, op);
+    }
+}
+
 /* A masked load of 16 lanes of 4 bytes in one instruction where the
  * target has AVX-512 (lanes outside the mask are not read, so a load
  * that straddles a buffer's edge is safe; they are 0).  The builtins
@@ -207,6 +247,8 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
     for (int i = 0; i < s.n; i++) {
         int w = s.ws[i];
 #define X(d, c, u)                                                       \
+        if (dt_is_float(d))                                              \
+            hw_minmax(b, dt_name(d), w);                                 \
         buf_printf(b, "%s(tl_%sx%d, %s, %d)\n",                          \
                    dt_is_float(d) ? "TL_VECF" : "TL_VECI", dt_name(d), w,  \
                    c, w);                                                \
