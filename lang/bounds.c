@@ -296,22 +296,31 @@ static int infer_range(Chk *c, TlFunc *f, TlVar *v, Cand *out, Cand *other)
     return found;
 }
 
-static void explicit_range(Kern *kc, TlVar *v, TlExpr *x)
+/* The range `name in a..b` as (lo, extent); 0 after a message when its
+ * ends are not sizes. */
+static int written_range(Kern *kc, const char *name, const TlExpr *a,
+                         const TlExpr *b, TlSymExpr **lo, TlSymExpr **ext)
 {
     Chk *c = kc->c;
-    TlSymExpr *lo = shp_sym(c, x->a, 0), *hi = shp_sym(c, x->b, 0);
+    TlSymExpr *l = shp_sym(c, a, 0), *h = shp_sym(c, b, 0);
 
-    if (!x->a || !x->b || x->a->dtype == DT_NONE || x->b->dtype == DT_NONE)
-        return;
-    if (!lo || !hi) {
-        TlExpr *bad = !lo ? x->a : x->b;
-        diag_error(c->s, bad->loc, DIAG_RANGE_NOT_SIZE, v->name);
+    if (!a || !b || a->dtype == DT_NONE || b->dtype == DT_NONE)
+        return 0;
+    if (!l || !h) {
+        const TlExpr *bad = !l ? a : b;
+        diag_error(c->s, bad->loc, DIAG_RANGE_NOT_SIZE, name);
         diag_hint(c->s, "use sizes, integer scalar parameters and "
                         "literals");
-        return;
+        return 0;
     }
-    v->lo = lo;
-    v->extent = sym_sub(c->a, hi, lo);
+    *lo = l;
+    *ext = sym_sub(c->a, h, l);
+    return 1;
+}
+
+static void explicit_range(Kern *kc, TlVar *v, TlExpr *x)
+{
+    written_range(kc, v->name, x->a, x->b, &v->lo, &v->extent);
 }
 
 static void rvar_ranges(Kern *kc, TlFunc *f)
@@ -377,6 +386,15 @@ void bnd_forward(Kern *kc, TlFunc *f)
     for (int j = 0; j < f->rank; j++) {
         Cand one, two;
         TlVar *v = f->axes[j].var;
+        const TlIdent *id = j < f->stmt->names.n ? &f->stmt->names.v[j]
+                                                 : NULL;
+        if (id && id->lo && !id->pack) {
+            /* A bad range was reported: the stage is not computed. */
+            if (!written_range(kc, id->name, id->lo, id->hi,
+                               &fx->nat_lo[j], &fx->nat_ext[j]))
+                f->dtype = DT_NONE;
+            continue;
+        }
         if (v && infer_range(c, f, v, &one, &two) == 1) {
             fx->nat_lo[j] = one.lo;
             fx->nat_ext[j] = one.ext;
@@ -459,10 +477,12 @@ static void domain(Kern *kc, TlFunc *f)
                        j, f->name);
             diag_hint(c->s, was_fixed
                 ? "the stage is passed whole or read through zero_pad/"
-                  "clamp_edge, so its definition must fix its size: index "
-                  "an input with '%s' there"
-                : "it is only read at data-dependent indices; index an "
-                  "input with '%s' in its definition", v ? v->name : "?");
+                  "clamp_edge, so its definition must fix its size: "
+                  "declare it, %s[.., %s in 0..N, ..], or index an input "
+                  "with it there"
+                : "it is only read at data-dependent indices; declare its "
+                  "range, %s[.., %s in 0..N, ..], or index an input with "
+                  "it in its definition", f->name, v ? v->name : "?");
             f->dtype = DT_NONE;
         }
     }

@@ -162,6 +162,15 @@ static void define_stage(Kern *kc, TlStmt *st)
             diag_note(c->s, prev->loc, "the %s '%s' is declared here",
                       rsv_what(prev->sym), id->name);
         }
+        if (id->lo && f->kind == FN_OUTPUT) {
+            diag_error(c->s, id->lo->loc, DIAG_RANGE_ON_OUTPUT, f->name,
+                       id->name);
+            diag_hint(c->s, "remove the range; it is declared in the "
+                            "kernel's outputs");
+            id->lo = id->hi = NULL;
+        } else if (id->lo) {
+            f->fixed = 1;       /* computed over what it declares */
+        }
         v = chk_var(c, VAR_INDEX, id->name, id->loc);
         v->num = j;
         v->func = f;
@@ -648,6 +657,8 @@ static void check_def(Kern *kc, TlFunc *f)
     } else {
         return;
     }
+    if (st && st->kind == ST_STAGE)
+        ty_stage_ranges(kc, st);
     t = ty_expr(kc, slot);
     f->value = *slot;
     if (f->kind == FN_OUTPUT) {
@@ -717,8 +728,14 @@ static void check_kernel(Chk *c, Kern *kc)
         if (!st)
             continue;
         if (st->kind == ST_STAGE && tl_ref_kind(f) == REF_FUNC &&
-            f->stmt == st && !f->call && chk_fx(c, f)->sc)
+            f->stmt == st && !f->call && chk_fx(c, f)->sc) {
+            for (int j = 0; j < st->names.n; j++)
+                if (st->names.v[j].lo) {
+                    rsv_scalar_expr(kc, st->names.v[j].lo, "a stage range");
+                    rsv_scalar_expr(kc, st->names.v[j].hi, "a stage range");
+                }
             rsv_stage(kc, f, chk_fx(c, f)->sc, st->value);
+        }
         else if (st->kind == ST_BIND && tl_ref_kind(st->sym) == REF_CALL)
             chk_resolve_call(kc, st->sym);
         else if (st->kind == ST_BIND && tl_ref_kind(f) == REF_FUNC) {

@@ -527,6 +527,8 @@ static TlStmt *cp_stmt(Exp *x, const TlStmt *st, int i)
             continue;
         }
         ast_push_ident(s, &n->names, id->name, id->loc);
+        n->names.v[n->names.n - 1].lo = cp(x, id->lo);
+        n->names.v[n->names.n - 1].hi = cp(x, id->hi);
     }
     n->value = cp(x, st->value);
     for (int j = 0; j < st->dirs.n; j++) {

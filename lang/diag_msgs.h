@@ -145,6 +145,7 @@ X(RANGE_NOT_SIZE, ERROR, "the range of '%s' must be an integer expression of siz
 X(OOB_HIGH, ERROR, "read of '%s' at %s goes out of bounds: %s reaches %s but axis %d of '%s' has extent %s")
 X(OOB_LOW, ERROR, "read of '%s' at %s goes out of bounds: %s reaches %s but axis %d of '%s' starts at %s")
 X(DOMAIN_UNKNOWN, ERROR, "cannot infer the domain of axis %d of '%s'")
+X(RANGE_ON_OUTPUT, ERROR, "'%s' is an output: the range of its index variable '%s' is its declared shape")
 X(TOP_INDEX_OOB, ERROR, "index %lld is out of bounds for axis %d of '%s' with size %lld")
 X(SLICE_STEP, ERROR, "the step of a slice must be positive, not %lld")
 X(WHOLE_FORM, ERROR, "'%s' is bound to a whole-tensor expression, which cannot index or reduce")

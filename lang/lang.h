@@ -285,6 +285,8 @@ typedef struct TlIdent {
     TlLoc loc;
     int pack;           /* written `..name`: an index pack on a stage's
                          * left side (generic kernels) */
+    struct TlExpr *lo, *hi; /* `name in lo..hi` on a stage's left side:
+                             * its declared range (SPEC 9.3), or NULL */
 } TlIdent;
 
 typedef struct TlIdentList {

@@ -295,6 +295,7 @@ TL_INTERNAL int ty_weak(const TlExpr *e);
 /* Types a resolved kernel expression in place; returns its dtype or
  * DT_NONE after an error (reported once, at its cause). */
 TL_INTERNAL TlDType ty_expr(Kern *kc, TlExpr **slot);
+TL_INTERNAL void ty_stage_ranges(Kern *kc, TlStmt *st);
 /* Converts *slot to dtype t: retypes a weak subtree, or inserts an
  * implicit cast.  Reports a literal that does not fit. */
 TL_INTERNAL void ty_coerce(Chk *c, TlExpr **slot, TlDType t);

@@ -434,6 +434,12 @@ static void ident_list(TlBuf *o, const TlIdentList *l, const char *sep)
         if (l->v[i].pack)
             buf_puts(o, "..");
         buf_puts(o, l->v[i].name);
+        if (l->v[i].lo && l->v[i].hi) {
+            buf_puts(o, " in ");
+            expr(o, l->v[i].lo, P_OR, 1);
+            buf_puts(o, "..");
+            expr(o, l->v[i].hi, P_OR, 0);
+        }
     }
 }
 

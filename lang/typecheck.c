@@ -503,32 +503,45 @@ static TlDType type_read(Kern *kc, TlExpr *e, const TlRead *rd)
     return bad ? DT_NONE : rd->func->dtype;
 }
 
+/* The ends of the range of variable name (a reduction's `k in a..b`, a
+ * stage's `i in a..b`) are integers. */
+static void range_ends(Kern *kc, const char *name, TlExpr **lo, TlExpr **hi)
+{
+    TlExpr **ends[2] = {lo, hi};
+
+    for (int j = 0; j < 2; j++) {
+        TlDType rt;
+        if (!*ends[j])
+            continue;
+        rt = type_of(kc, ends[j]);
+        if (rt != DT_NONE && !dt_is_int(rt) &&
+            !(ty_weak(*ends[j]) && !weak_float(*ends[j]))) {
+            diag_error(kc->c->s, (*ends[j])->loc, DIAG_RANGE_NOT_INT,
+                       name ? name : "?", dt_name(rt));
+            (*ends[j])->dtype = DT_NONE;
+        } else
+            ty_coerce(kc->c, ends[j], DT_I32);
+    }
+}
+
+void ty_stage_ranges(Kern *kc, TlStmt *st)
+{
+    for (int j = 0; j < st->names.n; j++) {
+        TlIdent *id = &st->names.v[j];
+        if (id->lo)
+            range_ends(kc, id->name, &id->lo, &id->hi);
+    }
+}
+
 static TlDType type_reduce(Kern *kc, TlExpr *e)
 {
     Chk *c = kc->c;
     TlDType t;
 
-    /* Explicit ranges are integers. */
     for (int i = 0; i < e->args.n; i++) {
         TlExpr *x = e->args.v[i];
-        TlExpr **ends[2];
-        if (!x)
-            continue;
-        ends[0] = &x->a;
-        ends[1] = &x->b;
-        for (int j = 0; j < 2; j++) {
-            TlDType rt;
-            if (!*ends[j])
-                continue;
-            rt = type_of(kc, ends[j]);
-            if (rt != DT_NONE && !dt_is_int(rt) &&
-                !(ty_weak(*ends[j]) && !weak_float(*ends[j]))) {
-                diag_error(c->s, (*ends[j])->loc, DIAG_RANGE_NOT_INT,
-                           x->str ? x->str : "?", dt_name(rt));
-                (*ends[j])->dtype = DT_NONE;
-            } else
-                ty_coerce(c, ends[j], DT_I32);
-        }
+        if (x)
+            range_ends(kc, x->str, &x->a, &x->b);
     }
     t = type_of(kc, &e->a);
     if (t == DT_NONE)

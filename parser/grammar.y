@@ -256,6 +256,13 @@ static void ilist_pack(TlIdentList *l)
     l->v[l->n - 1].pack = 1;
 }
 
+/* `i in lo..hi` on a stage's left side: the last name's range. */
+static void ilist_range(TlIdentList *l, TlExpr *lo, TlExpr *hi)
+{
+    l->v[l->n - 1].lo = lo;
+    l->v[l->n - 1].hi = hi;
+}
+
 /* A dtype variable `T: float | i32` (kinds as written). */
 static TlTypeParam tvar(PrsCtx *c, const PrsTok *n, const TlIdentList *k)
 {
@@ -1034,6 +1041,12 @@ ivlist(A) ::= IDENT(N).                     { A = ilist1(c, &N); }
 ivlist(A) ::= DOTDOT IDENT(N).              { A = ilist1(c, &N);
                                               ilist_pack(&A); }
 ivlist(A) ::= ivlist(A) COMMA IDENT(N).     { ilist_add(c, &A, &N); }
+ivlist(A) ::= IDENT(N) IN expr(L) DOTDOT expr(H).
+                                            { A = ilist1(c, &N);
+                                              ilist_range(&A, L, H); }
+ivlist(A) ::= ivlist(A) COMMA IDENT(N) IN expr(L) DOTDOT expr(H).
+                                            { ilist_add(c, &A, &N);
+                                              ilist_range(&A, L, H); }
 ivlist(A) ::= ivlist(A) COMMA DOTDOT IDENT(N).
                                             { ilist_add(c, &A, &N);
                                               ilist_pack(&A); }

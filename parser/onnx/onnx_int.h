@@ -116,6 +116,12 @@ int64_t ox_numel(const OxValue *v);
  * is not a variable alone; other values read the helper directly. */
 void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
                     unsigned mask);
+/* What to read v by at positions computed from data (GridSample's
+ * taps, MaxUnpool's sources): v itself when its extent is fixed (a
+ * graph input, a constant), else a copy stage, made once, that
+ * declares its ranges (`x_all[i0 in 0..1, ...] = x[i0, ...]`, SPEC
+ * 6.4): a node's value has no region its readers could give it. */
+const char *ox_fixed(OxModel *m, OxValue *v);
 /* The index texts of a read, one per axis. */
 typedef char OxIdx[512];
 /* Appends "v.id[idx...]" and marks v used; through boundary helper

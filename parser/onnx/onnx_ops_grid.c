@@ -176,11 +176,6 @@ static int op_grid_sample(OxModel *m)
     dims[1] = x->dims[1];
     dims[2] = grid->dims[1];
     dims[3] = grid->dims[2];
-    if (x->kind == OX_NODE) {
-        /* (its reads at computed positions need its extent fixed) */
-        ox_unsupported(m, "X must be a graph input or a constant");
-        return -1;
-    }
     if (!(y = ox_out(m, 0, x->dt, 4, dims)))
         return -1;
     taps = mode == G_NEAREST ? 1 : mode == G_BILINEAR ? 2 : 4;
@@ -191,7 +186,7 @@ static int op_grid_sample(OxModel *m)
     buf_printf(b, "    %s[i0, i1, i2, i3] = sum(r0 in 0..%d, r1 in 0..%d) "
                "%s[i0, i2, i3, r0] * %s[i0, i2, i3, r1] * "
                "%s%s[i0, i1, %s[i0, i2, i3, r0], %s[i0, i2, i3, r1]]\n",
-               y->id, taps, taps, iy[2], ix[2], x->id, ".zero_pad",
+               y->id, taps, taps, iy[2], ix[2], ox_fixed(m, x), ".zero_pad",
                iy[1], ix[1]);
     return 0;
 }
@@ -258,7 +253,7 @@ static int op_roi_align(OxModel *m)
     int64_t ow = ox_attr_i(m, "output_width", 1);
     int64_t g = ox_attr_i(m, "sampling_ratio", 0), dims[4];
     double scale = ox_attr_f(m, "spatial_scale", 1.0);
-    const char *iy[5], *ix[5];
+    const char *iy[5], *ix[5], *xs;
     TlBuf *b = &m->body;
 
     if (mode < 0 || half < 0)
@@ -281,10 +276,6 @@ static int op_roi_align(OxModel *m)
                        "R, 4 and R batch indices");
         return -1;
     }
-    if (x->kind == OX_NODE) {
-        ox_unsupported(m, "X must be a graph input or a constant");
-        return -1;
-    }
     dims[0] = rois->dims[0];
     dims[1] = x->dims[1];
     dims[2] = oh;
@@ -294,7 +285,8 @@ static int op_roi_align(OxModel *m)
     ox_comment(m);
     roi_axis(m, rois, y, 0, oh, g, x->dims[2], scale, half, iy);
     roi_axis(m, rois, y, 1, ow, g, x->dims[3], scale, half, ix);
-    x->used = bi->used = 1;
+    bi->used = 1;
+    xs = ox_fixed(m, x);
     buf_printf(b, "    %s[i0, i1, i2, i3] = sum(r0 in 0..%lld, r1 in "
                "0..%lld) (", y->id, (long long)g, (long long)g);
     for (int k = 0; k < 4; k++) {
@@ -302,7 +294,7 @@ static int op_roi_align(OxModel *m)
         const char *py = iy[1 + k / 2], *px = ix[1 + k % 2];
         buf_printf(b, "%s%s[i0, i2, r0] * %s[i0, i3, r1] * "
                    "%s.clamp_edge[%s[i0], i1, %s[i0, i2, r0], "
-                   "%s[i0, i3, r1]]", k ? " + " : "", wy, wx, x->id,
+                   "%s[i0, i3, r1]]", k ? " + " : "", wy, wx, xs,
                    bi->id, py, px);
     }
     buf_printf(b, ") / f32(%lld)\n", (long long)(g * g));

@@ -53,6 +53,15 @@ static void read_at(TlBuf *b, OxValue *v, Ix *idx)
     buf_putc(b, ']');
 }
 
+/* v at idx, where idx is computed from data but within v's shape. */
+static void read_fixed(OxModel *m, TlBuf *b, OxValue *v, Ix *idx)
+{
+    buf_printf(b, "%s[", ox_fixed(m, v));
+    for (int i = 0; i < v->rank; i++)
+        buf_printf(b, "%s%s", i ? ", " : "", idx[i]);
+    buf_putc(b, ']');
+}
+
 /* "(K == P || K == P - D)": index expression K aims at position P of an
  * axis of size D. */
 static void aims(TlBuf *b, const char *k, const char *p, int64_t d)
@@ -365,12 +374,6 @@ static int op_max_unpool(OxModel *m)
                        "of the same shape");
         return -1;
     }
-    if (x->kind == OX_NODE || ind->kind == OX_NODE) {
-        /* (their reads at computed positions need their extents fixed;
-         * a stage's extent is inferred from its readers) */
-        ox_unsupported(m, "X and I must be graph inputs or constants");
-        return -1;
-    }
     if (ox_attr_ints(m, "kernel_shape", ks, TL_MAX_RANK) != ns) {
         ox_unsupported(m, "kernel_shape must have %d entries", ns);
         return -1;
@@ -433,7 +436,7 @@ static int op_max_unpool(OxModel *m)
     buf_printf(b, "] = max(r0 in 0..%lld) select(", (long long)nx);
     for (int i = 0; i < x->rank; i++)
         axis_of_flat(ix[i], sizeof ix[i], "r0", i, x->rank, x->dims);
-    read_at(b, ind, ix);
+    read_fixed(m, b, ind, ix);
     buf_printf(b, " == %s, i64(r0), i64(-1))\n", flat);
     ox_lhs(b, y->id, y->rank);
     snprintf(tmp, sizeof tmp, "%s[", src);
@@ -445,7 +448,7 @@ static int op_max_unpool(OxModel *m)
     buf_printf(b, "select(%s >= 0, ", tmp);
     for (int i = 0; i < x->rank; i++)
         axis_of_flat(ix[i], sizeof ix[i], tmp, i, x->rank, x->dims);
-    read_at(b, x, ix);
+    read_fixed(m, b, x, ix);
     buf_printf(b, ", %s(0))\n", dt_name(x->dt));
     return 0;
 bad_attr:

@@ -475,6 +475,38 @@ void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
     buf_puts(out, id);
 }
 
+const char *ox_fixed(OxModel *m, OxValue *v)
+{
+    TlBuf *b = &m->pending, name;
+    const char *id;
+
+    v->used = 1;
+    if (v->kind != OX_NODE)
+        return v->id;
+    for (int k = 0; k < v->nbounded; k++)
+        if (!strcmp(v->bounded[k].helper, "fixed"))
+            return v->bounded[k].id;
+    buf_init(&name);
+    buf_printf(&name, "%s_all", v->id);
+    id = ox_ident(m, name.s);
+    buf_free(&name);
+    if (v->nbounded < 4) {
+        v->bounded[v->nbounded].helper = "fixed";
+        v->bounded[v->nbounded].mask = 0;
+        v->bounded[v->nbounded++].id = id;
+    }
+    buf_printf(b, "    # '%s' over its whole extent, for the reads at "
+               "computed positions\n    %s[", v->name, id);
+    for (int i = 0; i < v->rank; i++)
+        buf_printf(b, "%si%d in 0..%lld", i ? ", " : "", i,
+                   (long long)v->dims[i]);
+    buf_printf(b, "] = %s[", v->id);
+    for (int i = 0; i < v->rank; i++)
+        buf_printf(b, "%si%d", i ? ", " : "", i);
+    buf_puts(b, "]\n");
+    return id;
+}
+
 void ox_read(TlBuf *b, OxValue *v, OxIdx *idx)
 {
     v->used = 1;

@@ -6,8 +6,9 @@
 # computes with its batch size is refused with a hint to bind it, and
 # imports once bound; an attribute no importer knows is one line,
 # exit 1, no file left; BitShift of u8 past its width, on the
-# interpreter and on cpu; GridSample, RoiAlign and MaxUnpool cases the
-# importer refuses, one line each.  Skipped (77) without python3-onnx
+# interpreter and on cpu; RoiAlign cases the importer refuses, one line
+# each; GridSample, RoiAlign and MaxUnpool of computed data against
+# the same ops on graph inputs.  Skipped (77) without python3-onnx
 # and numpy.
 . "$(dirname "$0")/lib.sh"
 top=$OLDPWD
@@ -74,13 +75,41 @@ refused() {
         fail "$1.onnx: a file left behind"
     return 0
 }
-refused grid_computed \
-    "node 'gs' (GridSample, opset 16): X must be a graph input or a constant"
-refused roi_computed \
-    "node 'ra' (RoiAlign, opset 16): X must be a graph input or a constant"
 refused roi_max "node 'ra' (RoiAlign, opset 16): mode 'max' is not supported"
 refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
 (adaptive) is not supported"
-refused unpool_computed "node 'mu' (MaxUnpool, opset 11): X and I must be \
-graph inputs or constants"
+
+# GridSample, RoiAlign and MaxUnpool of computed data: the same result
+# as the op on a graph input holding that data, bit for bit, on the
+# interpreter and on cpu; the copy stage declares its extent.
+imp() {
+    "$TDSL" import "$1.onnx" -o "$1.tdsl" 2>err || fail "import $1: $(cat err)"
+    "$TDSL" fmt --check "$1.tdsl" || fail "$1.tdsl is not canonical"
+}
+for m in grid_computed grid_direct roi_computed roi_direct unpool_computed \
+         unpool_direct unpool_pool; do
+    imp $m
+done
+grep -q 'r_all\[i0 in 0\.\.1, i1 in 0\.\.1, i2 in 0\.\.4, i3 in 0\.\.4\] = r\[' \
+    grid_computed.tdsl || fail "no copy stage: $(cat grid_computed.tdsl)"
+for target in interp cpu; do
+    run() {
+        m=$1 o=$2
+        shift 2
+        "$TDSL" run $m.tdsl --target $target "$@" --out $o 2>err ||
+            fail "$m on $target: $(cat err)"
+    }
+    run grid_computed gc.npy --in c_x.pb --in c_grid.pb
+    run grid_direct gd.npy --in c_relu_x.pb --in c_grid.pb
+    run roi_computed rc.npy --in c_x.pb --in c_rois.pb --in c_bidx.pb
+    run roi_direct rd.npy --in c_relu_x.pb --in c_rois.pb --in c_bidx.pb
+    run unpool_computed uc.npy --in c_x.pb
+    "$TDSL" run unpool_pool.tdsl --target $target --in c_x.pb --out q.npy \
+        --out i.npy 2>err || fail "unpool_pool on $target: $(cat err)"
+    run unpool_direct ud.npy --in q.npy --in i.npy
+    for p in g r u; do
+        cmp -s ${p}c.npy ${p}d.npy ||
+            fail "$p computed differs from direct on $target"
+    done
+done
 exit 0

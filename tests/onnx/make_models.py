@@ -2,8 +2,9 @@
 # (tests/cli/onnx_models.sh): a node with an attribute no importer
 # knows, a model with a symbolic batch dimension (with inputs and
 # expected outputs for two batch sizes, from numpy), one that computes
-# with its batch size (a Reshape to [-1, 2]), BitShift of u8, and
-# models the importer refuses (GridSample, RoiAlign, MaxUnpool).
+# with its batch size (a Reshape to [-1, 2]), BitShift of u8,
+# GridSample, RoiAlign and MaxUnpool of computed data, and models the
+# importer refuses (RoiAlign's max and adaptive modes).
 import os
 import sys
 
@@ -94,26 +95,70 @@ for d in ('LEFT', 'RIGHT'):
 pb(x, 'x', os.path.join(out, 'shift_x.pb'))
 pb(y, 'y', os.path.join(out, 'shift_y.pb'))
 
-# Refused with one line each (tests/cli/onnx_models.sh): GridSample,
-# RoiAlign and MaxUnpool whose data is computed by another node (they
-# read it at places computed from other tensors, which needs the data
-# as a tensor of its own), RoiAlign's max mode and its adaptive
-# sampling_ratio 0.
+# GridSample, RoiAlign and MaxUnpool whose data is computed by another
+# node: they read it at places computed from other tensors, so the
+# importer gives it a copy stage that declares its extent.  Each is
+# checked against the same op on a graph input that holds the same
+# values (the suite checks that form): grid_computed (Relu then
+# GridSample) against grid_direct on relu(x); roi_computed against
+# roi_direct; unpool_computed (MaxPool, Relu of its values, MaxUnpool)
+# against unpool_direct on the outputs of unpool_pool (MaxPool and
+# Relu alone).
 x4 = helper.make_tensor_value_info('x', f32, [1, 1, 4, 4])
 grid = helper.make_tensor_value_info('grid', f32, [1, 2, 2, 2])
 rois = helper.make_tensor_value_info('rois', f32, [1, 4])
 bidx = helper.make_tensor_value_info('bidx', TensorProto.INT64, [1])
-refusals = {
+xv = rng.standard_normal((1, 1, 4, 4)).astype(np.float32)
+pb(xv, 'x', os.path.join(out, 'c_x.pb'))
+pb(np.maximum(xv, 0), 'x', os.path.join(out, 'c_relu_x.pb'))
+pb(rng.uniform(-1, 1, (1, 2, 2, 2)).astype(np.float32), 'grid',
+   os.path.join(out, 'c_grid.pb'))
+pb(np.array([[0.3, 0.6, 2.7, 3.1]], np.float32), 'rois',
+   os.path.join(out, 'c_rois.pb'))
+pb(np.array([0], np.int64), 'bidx', os.path.join(out, 'c_bidx.pb'))
+relu = helper.make_node('Relu', ['x'], ['r'])
+gs = dict(name='gs')
+ra = dict(name='ra', output_height=2, output_width=2, sampling_ratio=2)
+mp = helper.make_node('MaxPool', ['x'], ['p', 'i'], kernel_shape=[2, 2],
+                      strides=[2, 2])
+mu = dict(name='mu', kernel_shape=[2, 2], strides=[2, 2])
+q = helper.make_tensor_value_info('q', f32, [1, 1, 2, 2])
+qi = helper.make_tensor_value_info('i', TensorProto.INT64, [1, 1, 2, 2])
+computed = {
     'grid_computed': (
-        [helper.make_node('Relu', ['x'], ['r']),
-         helper.make_node('GridSample', ['r', 'grid'], ['y'], name='gs')],
+        [relu, helper.make_node('GridSample', ['r', 'grid'], ['y'], **gs)],
+        [x4, grid], [1, 1, 2, 2], 16),
+    'grid_direct': (
+        [helper.make_node('GridSample', ['x', 'grid'], ['y'], **gs)],
         [x4, grid], [1, 1, 2, 2], 16),
     'roi_computed': (
-        [helper.make_node('Relu', ['x'], ['r']),
-         helper.make_node('RoiAlign', ['r', 'rois', 'bidx'], ['y'],
-                          name='ra', output_height=2, output_width=2,
-                          sampling_ratio=2)],
+        [relu, helper.make_node('RoiAlign', ['r', 'rois', 'bidx'], ['y'],
+                                **ra)],
         [x4, rois, bidx], [1, 1, 2, 2], 16),
+    'roi_direct': (
+        [helper.make_node('RoiAlign', ['x', 'rois', 'bidx'], ['y'], **ra)],
+        [x4, rois, bidx], [1, 1, 2, 2], 16),
+    'unpool_computed': (
+        [mp, helper.make_node('Relu', ['p'], ['q']),
+         helper.make_node('MaxUnpool', ['q', 'i'], ['y'], **mu)],
+        [x4], [1, 1, 4, 4], 11),
+    'unpool_direct': (
+        [helper.make_node('MaxUnpool', ['q', 'i'], ['y'], **mu)],
+        [q, qi], [1, 1, 4, 4], 11),
+}
+for name, (nodes, ins, oshape, opset) in computed.items():
+    g = helper.make_graph(nodes, name, ins,
+                          [helper.make_tensor_value_info('y', f32, oshape)])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)]),
+         os.path.join(out, name + '.onnx'))
+g = helper.make_graph([mp, helper.make_node('Relu', ['p'], ['q'])],
+                      'unpool_pool', [x4], [q, qi])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 11)]),
+     os.path.join(out, 'unpool_pool.onnx'))
+
+# Refused with one line each (tests/cli/onnx_models.sh): RoiAlign's max
+# mode and its adaptive sampling_ratio 0.
+refusals = {
     'roi_max': (
         [helper.make_node('RoiAlign', ['x', 'rois', 'bidx'], ['y'],
                           name='ra', mode='max', output_height=2,
@@ -124,14 +169,6 @@ refusals = {
                           name='ra', output_height=2, output_width=2,
                           sampling_ratio=0)],
         [x4, rois, bidx], [1, 1, 2, 2], 16),
-    'unpool_computed': (
-        [helper.make_node('Relu', ['x'], ['r']),
-         helper.make_node('MaxPool', ['x'], ['p', 'i'], kernel_shape=[2, 2],
-                          strides=[2, 2]),
-         helper.make_node('Relu', ['p'], ['q']),
-         helper.make_node('MaxUnpool', ['q', 'i'], ['y'], name='mu',
-                          kernel_shape=[2, 2], strides=[2, 2])],
-        [x4], [1, 1, 4, 4], 11),
 }
 for name, (nodes, ins, oshape, opset) in refusals.items():
     g = helper.make_graph(nodes, name, ins,
