@@ -129,16 +129,24 @@ int64_t acc_cg_max_load(const AccMachine *m, int k);
  * differ).  Ends once the data is readable. */
 void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
                       int64_t W, const char *space, int64_t dst, int k);
-/* Emits n such loads, piece q W[q] long words per PE (at most Wmax,
- * two of which fit every BM on the way) from at[q] to dst[q], each
- * piece's DMA and tree transfers under the last one's dist.L1s. */
+/* The same with DMA tag `tag` and the load's words of BM level j from
+ * off[j] on (NULL: 0), so that loads in flight together (cg_overlap.c)
+ * keep apart. */
+void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
+                         int64_t W, const char *space, int64_t dst, int k,
+                         int tag, const int64_t *off);
 /* Steps of a load's tree transfers (BM levels above L1), each issued
  * when the last is readable. */
 int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k);
+/* Emits n such loads, piece q W[q] long words per PE (at most Wmax,
+ * two of which fit every BM on the way) from at[q] to dst[q], each
+ * piece's DMA and tree transfers under the last one's dist.L1s (tag,
+ * off: as acc_cg_emit_load_in's). */
 void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *at, const int64_t *W,
                           int64_t Wmax, const char *space,
-                          const int64_t *dst, int k);
+                          const int64_t *dst, int k, int tag,
+                          const int64_t *off);
 /* Steps to wait after a transfer of BM level k of `kind` moving bm
  * long words at the BM and child at each child before the next bundle
  * may read the result (a `nop/N`, N may be 0). */
@@ -147,33 +155,50 @@ int64_t acc_cg_wait(const AccMachine *m, int k, int kind, double bm,
 void acc_cg_nop(TlBuf *o, int64_t n);
 void acc_cg_bm_name(char *buf, size_t n, int k);
 
-/* Loads issued in the free slots of compute bundles (cg_overlap.c).
- * acc_cg_ov_load appends a load (acc_cg_emit_load's arguments); for
- * each compute bundle, acc_cg_ov_next gives the op to add to it (" ; "
- * then the op) or NULL (reads: the LMs the bundle reads, bit i for
- * lm<i>; an op naming one waits); acc_cg_ov_flush writes what is left, with its
- * nops, after the compute, ending once the data is readable. */
+/* Transfers issued in the free slots of compute bundles
+ * (cg_overlap.c), from ACC_CG_OV_QUEUES in-order queues: queue qi
+ * takes a load (acc_cg_emit_load_in's arguments), a run of loads
+ * (acc_cg_emit_load_run's) or ops written as text (lines of ops and
+ * `nop/N`; no DMA waits).  For each compute bundle, acc_cg_ov_next
+ * gives the ops to add to it (" ; " then the ops) or NULL (reads: the
+ * LMs the bundle reads, bit i for lm<i>; an op naming one waits);
+ * acc_cg_ov_flush writes, after the compute, what is left of the
+ * queues in mask (bit qi) with their nops (other queues' ops ride in
+ * those bundles too), ending once their data is readable. */
+enum { ACC_CG_OV_QUEUES = 3, ACC_CG_OV_CHANNELS = 64 };
+typedef struct AccCgOvOp {
+    int64_t at;             /* offset in the queue's text; -1: a mark */
+    int64_t hard;           /* steps since the queue's last op */
+    int64_t occ;            /* steps it holds its slot */
+    int64_t vol;            /* a DMA's long words per DRAM channel */
+    int slot, lms, tag, dma, wait;
+} AccCgOvOp;
+typedef struct AccCgOvQueue {
+    TlBuf text;             /* the ops, each ending in a NUL */
+    AccCgOvOp *e;
+    int n, cap, next;
+    int64_t last;           /* step its last op issued */
+    int64_t land;           /* step its DMAs have landed */
+} AccCgOvQueue;
 typedef struct AccCgOverlap {
     const AccMachine *m;
-    TlBuf text;             /* the ops, each ending in a NUL */
-    int64_t *op, *hard, *soft;  /* offset in text (-1: none), steps */
-    int n, cap, next;
-    int64_t since;          /* bundles since the last op */
-    int *lms;               /* the LMs each op names (bit i: lm<i>) */
-    int last_dma;           /* the last op queued is a DMA */
+    AccCgOvQueue q[ACC_CG_OV_QUEUES];
+    int64_t now;            /* the step of the next bundle */
+    int64_t busy[ACC_SLOT__MAX];    /* first step each slot is free */
+    int64_t dma_last;       /* step of the last DMA */
+    int64_t chan[ACC_CG_OV_CHANNELS];   /* cycle each channel is free */
+    TlBuf line;
 } AccCgOverlap;
-/* Appends a run of n loads as acc_cg_emit_load_run writes them. */
-void acc_cg_ov_run(AccCgOverlap *v, int64_t n, const int64_t *at,
-                   const int64_t *W, int64_t Wmax, const char *space,
-                   const int64_t *dst, int k);
 void acc_cg_ov_init(AccCgOverlap *v, const AccMachine *m);
-void acc_cg_ov_load(AccCgOverlap *v, int64_t at, int64_t W,
-                    const char *space, int64_t dst, int k);
-/* Appends ops written as text: lines of ops and `nop/N` (no DMA
- * waits). */
-void acc_cg_ov_text(AccCgOverlap *v, const char *text);
+void acc_cg_ov_load(AccCgOverlap *v, int qi, int64_t at, int64_t W,
+                    const char *space, int64_t dst, int k, int tag,
+                    const int64_t *off);
+void acc_cg_ov_run(AccCgOverlap *v, int qi, int64_t n, const int64_t *at,
+                   const int64_t *W, int64_t Wmax, const char *space,
+                   const int64_t *dst, int k, int tag, const int64_t *off);
+void acc_cg_ov_text(AccCgOverlap *v, int qi, const char *text);
 const char *acc_cg_ov_next(AccCgOverlap *v, int reads);
-void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o);
+void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o, unsigned mask);
 void acc_cg_ov_free(AccCgOverlap *v);
 
 /* Sets g up for a route that lays out its operands (mapped). */

@@ -80,8 +80,22 @@ int64_t acc_cg_max_load(const AccMachine *m, int k)
     return best / 4 * 4;
 }
 
+/* The BM word where a load's area at level j starts (off: by level,
+ * NULL: all 0). */
+static int64_t base_of(const int64_t *off, int j)
+{
+    return off ? off[j] : 0;
+}
+
 void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
                       int64_t W, const char *space, int64_t dst, int k)
+{
+    acc_cg_emit_load_in(o, m, at, W, space, dst, k, 0, NULL);
+}
+
+void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
+                         int64_t W, const char *space, int64_t dst, int k,
+                         int tag, const int64_t *off)
 {
     int nbm = acc_bm_levels(m);
     int64_t span1 = acc_cg_scope_pes(m, 1);
@@ -89,46 +103,43 @@ void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
     char b[16], c[16];
 
     acc_cg_bm_name(b, sizeof b, nbm);
-    if (k > nbm)
-        buf_printf(o, "dma.dist.t0 d[%lld:%lld] -> %s[0]\n", (long long)at,
-                   (long long)(at + n), b);
-    else
-        buf_printf(o, "dma.bcast.t0 d[%lld:%lld] -> %s[0]\n",
-                   (long long)at, (long long)(at + n), b);
-    buf_puts(o, "wait t0\n");
+    buf_printf(o, "dma.%s.t%d d[%lld:%lld] -> %s[%lld]\n",
+               k > nbm ? "dist" : "bcast", tag, (long long)at,
+               (long long)(at + n), b, (long long)base_of(off, nbm));
+    buf_printf(o, "wait t%d\n", tag);
     for (int j = nbm; j >= 2; j--) {
         int64_t len = j > k ? n : acc_cg_scope_pes(m, j) * W;
         int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
+        int64_t from = base_of(off, j);
         acc_cg_bm_name(b, sizeof b, j);
         acc_cg_bm_name(c, sizeof c, j - 1);
-        if (j > k) {
-            buf_printf(o, "bcast.L%d %s[0:%lld] -> %s[0]\n", j, b,
-                       (long long)len, c);
+        buf_printf(o, "%s.L%d %s[%lld:%lld] -> %s[%lld]\n",
+                   j > k ? "bcast" : "dist", j, b, (long long)from,
+                   (long long)(from + len), c,
+                   (long long)base_of(off, j - 1));
+        if (j > k)
             acc_cg_nop(o, acc_cg_wait(m, j, ACC_XK_BCAST, (double)len,
                                       (double)len));
-        } else {
-            buf_printf(o, "dist.L%d %s[0:%lld] -> %s[0]\n", j, b,
-                       (long long)len, c);
+        else
             acc_cg_nop(o, acc_cg_wait(m, j, ACC_XK_DIST, (double)len,
                                       (double)len / (double)F));
-        }
     }
     for (int64_t t = 0; t < W / 4; t++)
         buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
-                   (long long)(t * span1 * 4), space,
+                   (long long)(base_of(off, 1) + t * span1 * 4), space,
                    (long long)(dst + 8 * t));
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
 }
 
 /* Piece q's DMA into buffer b of the top BM (words per node: len). */
 static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t n,
-                    int k, int64_t off)
+                    int k, int64_t off, int tag)
 {
     char b[16];
 
     acc_cg_bm_name(b, sizeof b, acc_bm_levels(m));
-    buf_printf(o, "dma.%s.t0 d[%lld:%lld] -> %s[%lld]\n",
-               k > acc_bm_levels(m) ? "dist" : "bcast", (long long)at,
+    buf_printf(o, "dma.%s.t%d d[%lld:%lld] -> %s[%lld]\n",
+               k > acc_bm_levels(m) ? "dist" : "bcast", tag, (long long)at,
                (long long)(at + n), b, (long long)off);
 }
 
@@ -136,7 +147,7 @@ static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t n,
  * buffers of Wmax per PE; returns the steps until the last one is
  * readable (its nop is the caller's). */
 static int64_t run_tree(TlBuf *o, const AccMachine *m, int64_t W,
-                        int64_t Wmax, int k, int buf)
+                        int64_t Wmax, int k, int buf, const int64_t *off)
 {
     int nbm = acc_bm_levels(m);
     int64_t n = acc_cg_scope_pes(m, k) * W, last = 0;
@@ -153,8 +164,10 @@ static int64_t run_tree(TlBuf *o, const AccMachine *m, int64_t W,
         acc_cg_bm_name(b, sizeof b, j);
         acc_cg_bm_name(c, sizeof c, j - 1);
         buf_printf(o, "%s.L%d %s[%lld:%lld] -> %s[%lld]\n",
-                   j > k ? "bcast" : "dist", j, b, (long long)(buf * sz),
-                   (long long)(buf * sz + len), c, (long long)(buf * szc));
+                   j > k ? "bcast" : "dist", j, b,
+                   (long long)(base_of(off, j) + buf * sz),
+                   (long long)(base_of(off, j) + buf * sz + len), c,
+                   (long long)(base_of(off, j - 1) + buf * szc));
         last = j > k ? acc_cg_wait(m, j, ACC_XK_BCAST, (double)len,
                                    (double)len)
                      : acc_cg_wait(m, j, ACC_XK_DIST, (double)len,
@@ -182,7 +195,8 @@ int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k)
 void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *at, const int64_t *W,
                           int64_t Wmax, const char *space,
-                          const int64_t *dst, int k)
+                          const int64_t *dst, int k, int tag,
+                          const int64_t *off)
 {
     int nbm = acc_bm_levels(m);
     int64_t span1 = acc_cg_scope_pes(m, 1), pes = acc_cg_scope_pes(m, k);
@@ -191,9 +205,9 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
 
     if (n <= 0)
         return;
-    run_dma(o, m, at[0], pes * W[0], k, 0);
-    buf_puts(o, "wait t0\n");
-    tw = run_tree(o, m, W[0], Wmax, k, 0);
+    run_dma(o, m, at[0], pes * W[0], k, base_of(off, nbm), tag);
+    buf_printf(o, "wait t%d\n", tag);
+    tw = run_tree(o, m, W[0], Wmax, k, 0, off);
     /* Piece q + 1's DMA goes out while q's tree transfers run, and its
      * tree transfers while q's dist.L1s run: each into the buffers q
      * does not use. */
@@ -201,24 +215,26 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
         int b = (int)(q % 2);
         /* Without tree transfers, the DMA lands in lb itself. */
         if (q > 0 && nbm < 2)
-            buf_puts(o, "wait t0\n");
+            buf_printf(o, "wait t%d\n", tag);
         /* tw counts from the last tree transfer, which piece q - 1's
          * dist.L1s followed. */
         if (q > 0 && nbm >= 2)
             tw -= W[q - 1] / 4;
         if (q + 1 < n) {
-            run_dma(o, m, at[q + 1], pes * W[q + 1], k, (1 - b) * top);
+            run_dma(o, m, at[q + 1], pes * W[q + 1], k,
+                    base_of(off, nbm) + (1 - b) * top, tag);
             acc_cg_nop(o, tw - 1);
         } else {
             acc_cg_nop(o, tw);
         }
         if (q + 1 < n && nbm >= 2) {
-            buf_puts(o, "wait t0\n");
-            tw = run_tree(o, m, W[q + 1], Wmax, k, 1 - b);
+            buf_printf(o, "wait t%d\n", tag);
+            tw = run_tree(o, m, W[q + 1], Wmax, k, 1 - b, off);
         }
         for (int64_t t = 0; t < W[q] / 4; t++)
             buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
-                       (long long)(b * lbsz + t * span1 * 4), space,
+                       (long long)(base_of(off, 1) + b * lbsz +
+                                   t * span1 * 4), space,
                        (long long)(dst[q] + 8 * t));
     }
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));

@@ -38,29 +38,44 @@
  * and broadcast proceed while piece q's dist.L1s write lm0.  And when
  * two chunks fit, A chunks are double-buffered between the LMs: chunk
  * mc's A in lm<mc % 2> from word 0, its B sets in the other LM from
- * word boff (2 Mc KU), and a share of chunk mc + 1's run rides in each
- * of chunk mc's pairs, behind the reduction and the next B set.  Its
- * dist.L1s write the LM that only the mwrite bundles read; the first B
- * set of chunk mc + 1 goes last, its dist.L1s after the tiles, as
- * they write the LM every mfma of chunk mc reads.  estimate() prices
- * the four ways (runs or not, double buffer or not) at each level h,
- * and plan() takes the cheapest: the double buffer costs rows per
- * chunk (more pairs, each with its mwrite and its reduction), and the
- * runs cost DMA latency where the DMA, not a BM link, is the bound.
+ * word boff (2 Mc KU), and chunk mc + 1's run rides in chunk mc's
+ * pairs.  Its dist.L1s write the LM that only the mwrite bundles
+ * read; the first B set of chunk mc + 1 goes last, its dist.L1s after
+ * the tiles, as they write the LM every mfma of chunk mc reads.
+ *
+ * What rides goes in three queues of the overlap engine (cg_overlap.c:
+ * the next B set, the last pair's reduction, the next A chunk's run),
+ * each with BM words of its own (regions(): the reduction's partial
+ * tiles, a B set, A's two buffers) and its own DMA tag (t0, t1, t2), so
+ * that A's run uses the DRAM channels and the links while a B set
+ * waits for its DMA, across the pairs of the chunk; where the BMs are
+ * too small for that (tiny), one queue keeps them in order, A's run in
+ * shares behind each pair's reduction and B set, each load filling the
+ * BMs.  estimate() prices the four ways (runs or not, double buffer or
+ * not) at each level h by their busiest resource per pair (DRAM
+ * channels, the L1 link, the chains of latencies), and plan() takes
+ * the cheapest.
  *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
  * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
  * tile written by two .dd mwrites, and each PE sums 4 columns j in
  * f32 (a double long word per row, reduced as such).
  *
- * TODO(issue 6): on mn2 the double buffer does not pay: a chunk's A
- * run (the L2 broadcast, 64 lw/PE in 64 steps) is twice its pairs'
- * mfma steps, and the overlap engine keeps one queue in order, so the
- * A share waits behind each B set's DMA (512 steps of DRAM) instead of
- * using the L2 link meanwhile; two queues (A's run apart, in BM words
- * of its own, its DMA tag apart) would let them proceed together.  A
- * layout for A that uses both lanes of its long words would halve the
- * broadcast.
+ * TODO(issue 6): on mn2 the program is bound by DRAM.  With k split
+ * over the 128 groups of an L2B and j over the 8 L2Bs (what plan()
+ * takes for f32 1024 and 2048), every L2B needs all of A, which
+ * dma.bcast sends at 32 lw/cycle, one f32 per long word (b takes lane
+ * 0; no op moves lane 1 to lane 0): f32 1024 moves 1M lw of A, 8192
+ * steps of DRAM, as many as its mfma steps, plus B and C (53%).  Rows
+ * over the L2Bs instead (A distributed, 4x the DRAM rate; B, packed,
+ * broadcast) would take about half that, but the first chunk of A then
+ * loads by itself, unless B stays in the LMs across chunks.  f16 1024
+ * and 2048 cannot reach 70% of the 8x f16 peak with dram_bw 32: C alone
+ * (f32, 512K lw at 1024) takes 4096 cycles on the 4 channels, as long
+ * as the whole f16 matmul 1024 at peak.  conv2d loads its im2col image
+ * (9 copies of X) from DRAM: about 1700 steps of DMA for 821 mfma
+ * steps; forming the tiles on the chip (halo rows through the BMs)
+ * would remove that.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -80,7 +95,9 @@ typedef struct Mm {
     int h;                  /* level of the k split (nbm + 1: all) */
     int64_t kspan, NH, KU, JV, Mc, NMC;
     int64_t Wa, Wb;         /* long words per PE per load */
-    int64_t na, nb;         /* loads per A chunk, per B set */
+    int64_t Wa0;            /* the same for A chunks that load by
+                             * themselves (filling the BMs) */
+    int64_t nb;             /* loads per B set */
     int64_t a_at, b_at, c_at;   /* DRAM long words */
     /* The inputs' type: f32, or f16/bf16 on the 16 x 16 unit with f32
      * sums.  ew: elements per long word of the images; cn: k values
@@ -99,7 +116,25 @@ typedef struct Mm {
     /* A's loads as runs with two buffers in every BM (acc_cg_emit_load
      * _run), in pieces of half the most a BM takes. */
     int arun;
+    /* Where each kind of transfer keeps its words in the BM of level
+     * j (offa[j], offb[j]; the reductions' from 0), apart so that they
+     * can be in flight together (cg_overlap.c's queues). */
+    int64_t offa[ACC_MAX_LEVELS + 1], offb[ACC_MAX_LEVELS + 1];
+    /* The BMs hold no such regions (small machines): one queue keeps
+     * them in order, each load filling the BMs, the next A chunk in
+     * shares behind each pair's reduction and B set. */
+    int oneq;
 } Mm;
+
+/* The overlap engine's queues, first served first: the next B set
+ * (the next pair waits for it), the last pair's reduction, the next A
+ * chunk's run (it has the whole chunk). */
+enum { Q_B, Q_RED, Q_A };
+
+static int qid(const Mm *x, int q)
+{
+    return x->oneq ? Q_B : q;
+}
 
 /* A read of an input, f32, or f16/bf16 converted to f32 (*dt: the
  * input's type). */
@@ -205,6 +240,34 @@ static int64_t piece(int64_t q, int64_t W, int64_t total)
     return total - q * W < W ? total - q * W : W;
 }
 
+/* A chunk mc loads in the bundles of the chunk before, in BM words
+ * of its own (Wa per piece), or by itself, filling the BMs (Wa0). */
+static int rides(const Mm *x, int64_t mc)
+{
+    return x->adb && mc > 0 && !x->oneq;
+}
+
+static int64_t a_w(const Mm *x, int64_t mc)
+{
+    return rides(x, mc) ? x->Wa : x->Wa0;
+}
+
+/* Loads of A chunk mc. */
+static int64_t a_n(const Mm *x, int64_t mc)
+{
+    return (x->Mc * x->KU + a_w(x, mc) - 1) / a_w(x, mc);
+}
+
+/* Long words of A's image before chunk mc's. */
+static int64_t a_off(const Mm *x, int64_t mc)
+{
+    int64_t sa = acc_cg_scope_pes(x->g.m, x->h), off = 0;
+
+    for (int64_t c = 0; c < mc; c++)
+        off += a_n(x, c) * sa * a_w(x, c);
+    return off;
+}
+
 /* Fills the images: A then B, each a run of loads of W lw per PE. */
 static void build_maps(Mm *x)
 {
@@ -217,7 +280,7 @@ static void build_maps(Mm *x)
     buf_init(&red);
     AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
 
-    A->nmap = x->ew * x->NMC * x->na * sa * x->Wa;
+    A->nmap = x->ew * a_off(x, x->NMC);
     B->nmap = x->ew * x->JV * x->nb * P * x->Wb;
     A->map = tl_xmalloc((size_t)A->nmap * sizeof *A->map);
     B->map = tl_xmalloc((size_t)B->nmap * sizeof *B->map);
@@ -226,16 +289,16 @@ static void build_maps(Mm *x)
     for (int64_t e = 0; e < B->nmap; e++)
         B->map[e] = -1;
     for (int64_t mc = 0; mc < x->NMC; mc++)
-        for (int64_t q = 0; q < x->na; q++)
+        for (int64_t q = 0, W = a_w(x, mc); q < a_n(x, mc); q++)
             for (int64_t pe = 0; pe < sa; pe++)
-                for (int64_t w = 0; w < x->Wa; w++) {
+                for (int64_t w = 0; w < W; w++) {
                     int64_t e[4], at;
-                    if (q * x->Wa + w >= wa)
+                    if (q * W + w >= wa)
                         continue;
-                    a_elems(x, mc, q * x->Wa + w, pe, e);
-                    at = ((mc * x->na + q) * sa * x->Wa +
-                          acc_cg_img_pos(m, pe, w,
-                                         piece(q, x->Wa, wa))) * x->ew;
+                    a_elems(x, mc, q * W + w, pe, e);
+                    at = (a_off(x, mc) + q * sa * W +
+                          acc_cg_img_pos(m, pe, w, piece(q, W, wa))) *
+                         x->ew;
                     memcpy(A->map + at, e, (size_t)x->ew * sizeof *e);
                 }
     for (int64_t v = 0; v < x->JV; v++)
@@ -300,8 +363,8 @@ static const char *lm_name(int lm)
 static void load(const Mm *x, int64_t at, int64_t q, int64_t W,
                  int64_t total, int lm, int64_t dst, int k)
 {
-    acc_cg_emit_load(&x->g.p->text, x->g.m, at, piece(q, W, total),
-                     lm_name(lm), dst + 2 * q * W, k);
+    acc_cg_emit_load_in(&x->g.p->text, x->g.m, at, piece(q, W, total),
+                        lm_name(lm), dst + 2 * q * W, k, 0, x->offb);
 }
 
 /* Ends bundle line: the overlapped load's next op, if any, rides in
@@ -368,7 +431,7 @@ static void emit_tiles(Mm *x, int al, int64_t lb, AccCgOverlap *ov, char R)
         }
     }
     if (ov)
-        acc_cg_ov_flush(ov, o);
+        acc_cg_ov_flush(ov, o, 1u << Q_B | 1u << Q_RED);
 }
 
 /* Writes to o the ops that combine the groups' partial sums of rows
@@ -424,18 +487,19 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
 {
     const AccMachine *m = x->g.m;
     int64_t sa = acc_cg_scope_pes(m, x->h), wa = x->Mc * x->KU, n = q1 - q0;
-    int64_t *at, *W, *dst;
+    int64_t Wa = a_w(x, mc), *at, *W, *dst;
+    const int64_t *off = rides(x, mc) ? x->offa : NULL;
     const char *sp = lm_name(a_lm(x, mc));
 
     if (!x->arun) {
         for (int64_t q = q0; q < q1; q++) {
-            int64_t a = x->a_at + (mc * x->na + q) * sa * x->Wa;
+            int64_t a = x->a_at + a_off(x, mc) + q * sa * Wa;
             if (ov)
-                acc_cg_ov_load(ov, a, piece(q, x->Wa, wa), sp,
-                               2 * q * x->Wa, x->h);
+                acc_cg_ov_load(ov, qid(x, Q_A), a, piece(q, Wa, wa), sp,
+                               2 * q * Wa, x->h, 2, off);
             else
-                acc_cg_emit_load(&x->g.p->text, m, a, piece(q, x->Wa, wa),
-                                 sp, 2 * q * x->Wa, x->h);
+                acc_cg_emit_load_in(&x->g.p->text, m, a, piece(q, Wa, wa),
+                                    sp, 2 * q * Wa, x->h, 2, off);
         }
         return;
     }
@@ -443,15 +507,15 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
     W = at + n + 1;
     dst = W + n + 1;
     for (int64_t q = q0; q < q1; q++) {
-        at[q - q0] = x->a_at + (mc * x->na + q) * sa * x->Wa;
-        W[q - q0] = piece(q, x->Wa, wa);
-        dst[q - q0] = 2 * q * x->Wa;
+        at[q - q0] = x->a_at + a_off(x, mc) + q * sa * Wa;
+        W[q - q0] = piece(q, Wa, wa);
+        dst[q - q0] = 2 * q * Wa;
     }
     if (ov)
-        acc_cg_ov_run(ov, n, at, W, x->Wa, sp, dst, x->h);
+        acc_cg_ov_run(ov, qid(x, Q_A), n, at, W, Wa, sp, dst, x->h, 2, off);
     else
-        acc_cg_emit_load_run(&x->g.p->text, m, n, at, W, x->Wa, sp, dst,
-                             x->h);
+        acc_cg_emit_load_run(&x->g.p->text, m, n, at, W, Wa, sp, dst, x->h,
+                             2, off);
     free(at);
 }
 
@@ -463,10 +527,10 @@ static void ov_b(const Mm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
     int64_t P = acc_machine_pes(x->g.m), wb = x->KU * x->tw;
 
     for (int64_t q = 0; q < x->nb; q++)
-        acc_cg_ov_load(ov, x->b_at + (v * x->nb + q) * P * x->Wb,
+        acc_cg_ov_load(ov, qid(x, Q_B), x->b_at + (v * x->nb + q) * P * x->Wb,
                        piece(q, x->Wb, wb), lm_name(bl),
                        half(x, pair) + 2 * q * x->Wb,
-                       acc_bm_levels(x->g.m) + 1);
+                       acc_bm_levels(x->g.m) + 1, 0, x->offb);
 }
 
 static void emit(Mm *x)
@@ -499,45 +563,55 @@ static void emit(Mm *x)
                (long long)x->c_at);
     for (int64_t mc = 0; mc < x->NMC; mc++) {
         int al = a_lm(x, mc);
+        AccCgOverlap ov;
         if (!x->adb || mc == 0)
-            a_run(x, NULL, mc, 0, x->na);
+            a_run(x, NULL, mc, 0, a_n(x, mc));
+        if (mc == 0)
+            for (int64_t q = 0; q < x->nb; q++)
+                load(x, x->b_at + q * P * x->Wb, q, x->Wb, wb, 1 - al,
+                     half(x, 0), nbm + 1);
+        /* The next A chunk's run rides in all of this chunk's pairs,
+         * in a queue of its own, beside each pair's B set and
+         * reduction. */
+        acc_cg_ov_init(&ov, m);
+        if (x->db && x->adb && mc + 1 < x->NMC && !x->oneq)
+            a_run(x, &ov, mc + 1, 0, a_n(x, mc + 1));
         for (int64_t v = 0; v < x->JV; v++) {
             int64_t pair = mc * x->JV + v, nv = (v + 1) % x->JV;
             int64_t nmc = (pair + 1) / x->JV;
             int last = pair + 1 == x->NMC * x->JV;
-            AccCgOverlap ov;
-            if (!x->db || pair == 0)
-                for (int64_t q = 0; q < x->nb; q++)
-                    load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q,
-                         x->Wb, wb, 1 - al, half(x, pair), nbm + 1);
             if (!x->db) {
+                if (pair > 0)
+                    for (int64_t q = 0; q < x->nb; q++)
+                        load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q,
+                             x->Wb, wb, 1 - al, half(x, pair), nbm + 1);
                 emit_tiles(x, al, half(x, pair), NULL, 'r');
                 emit_reduce(x, o, mc, v, 'r');
                 continue;
             }
             /* While this pair's tiles run, in their free slots: the
-             * last pair's reduction (its sums in the other GRF), then
-             * the next pair's B set (the next j set, or the first one
+             * last pair's reduction (its sums in the other GRF), the
+             * next pair's B set (the next j set, or the first one
              * again for the next rows) into the other half of B's LM,
-             * and a share of the next A chunk.  The next chunk's first
-             * B set goes to this chunk's A LM, which every mfma reads:
-             * it comes last, its dist.L1s after the tiles. */
-            acc_cg_ov_init(&ov, m);
+             * and the next A chunk.  The next chunk's first B set goes
+             * to this chunk's A LM, which every mfma reads: its
+             * dist.L1s wait for the end of the tiles. */
             if (red.len) {
-                acc_cg_ov_text(&ov, red.s);
+                acc_cg_ov_text(&ov, qid(x, Q_RED), red.s);
                 red.len = 0;
             }
-            if (!last && !(x->adb && nmc != mc))
+            if (!last && !(x->oneq && x->adb && nmc != mc))
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
-            if (x->adb && mc + 1 < x->NMC)
-                a_run(x, &ov, mc + 1, v * x->na / x->JV,
-                      (v + 1) * x->na / x->JV);
-            if (!last && x->adb && nmc != mc)
+            if (x->oneq && x->adb && mc + 1 < x->NMC)
+                a_run(x, &ov, mc + 1, v * a_n(x, mc + 1) / x->JV,
+                      (v + 1) * a_n(x, mc + 1) / x->JV);
+            if (!last && x->oneq && x->adb && nmc != mc)
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
             emit_tiles(x, al, half(x, pair), &ov, "rs"[pair % 2]);
-            acc_cg_ov_free(&ov);
             emit_reduce(x, &red, mc, v, "rs"[pair % 2]);
         }
+        acc_cg_ov_flush(&ov, o, ~0u);
+        acc_cg_ov_free(&ov);
     }
     if (red.len)
         buf_puts(o, red.s);
@@ -545,10 +619,69 @@ static void emit(Mm *x)
     buf_puts(o, "wait t1\n");
 }
 
+/* The loads' sizes (Wa, Wb) and their words in every BM when the B
+ * sets, the reductions and the next A chunk ride together in the
+ * tiles' bundles: each keeps words of its own, the reduction's partial
+ * tiles (len at L1) from 0, then a B set (wb, or a third of what is
+ * left, as a set is small), then A's nbuf buffers.  0, or -1 when a
+ * load would move less than 4 long words per PE. */
+static int regions_apart(Mm *x, int64_t len, int64_t wb, int nbuf)
+{
+    const AccMachine *m = x->g.m;
+    int nbm = acc_bm_levels(m);
+
+    x->Wb = wb;
+    x->Wa = -1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t j = 1, red = len; j <= nbm; j++) {
+            int64_t F = j > 1 ? acc_cg_scope_pes(m, j) /
+                                    acc_cg_scope_pes(m, j - 1) : 1;
+            int64_t pa = acc_cg_scope_pes(m, j < x->h ? j : x->h);
+            int64_t pb = acc_cg_scope_pes(m, j);
+            int64_t bm = m->level[acc_bm_level(m, j)].bm_words;
+            if (j > x->h)
+                red *= F;
+            if (pass == 0) {
+                if ((bm - red) / (3 * pb) / 4 * 4 < x->Wb)
+                    x->Wb = (bm - red) / (3 * pb) / 4 * 4;
+                continue;
+            }
+            int64_t w = (bm - red - pb * x->Wb) / (nbuf * pa) / 4 * 4;
+            if (x->Wa < 0 || w < x->Wa)
+                x->Wa = w;
+            x->offb[j] = red;
+            x->offa[j] = red + pb * x->Wb;
+        }
+    return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
+}
+
+/* The loads' sizes and places: apart when double-buffered, they fit
+ * and apart is set, else (oneq when double-buffered) each filling the
+ * BMs. */
+static int regions(Mm *x, int apart)
+{
+    const AccMachine *m = x->g.m;
+    int nbm = acc_bm_levels(m), nbuf = x->arun ? 2 : 1;
+    int64_t len = x->Mc * x->G * x->rw, wb = (x->KU * x->tw + 3) / 4 * 4;
+
+    memset(x->offa, 0, sizeof x->offa);
+    memset(x->offb, 0, sizeof x->offb);
+    x->oneq = 0;
+    x->Wa0 = acc_cg_max_load(m, x->h) / (4 * nbuf) * 4;
+    if (x->db && apart && regions_apart(x, len, wb, nbuf) == 0)
+        return 0;
+    memset(x->offa, 0, sizeof x->offa);
+    memset(x->offb, 0, sizeof x->offb);
+    x->oneq = x->db;
+    x->Wa = x->Wa0;
+    x->Wb = acc_cg_max_load(m, nbm + 1);
+    return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
+}
+
 /* Everything that follows from splitting k at level h, with A chunks
  * double-buffered when adb; 0, or -1 when it does not fit the
  * machine's memories (or adb buys nothing: one chunk). */
-static int shape_at(Mm *x, int h, int adb, int arun)
+static int shape_at(Mm *x, int h, int adb, int arun, int apart)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -576,12 +709,8 @@ static int shape_at(Mm *x, int h, int adb, int arun)
     if (adb && (m->lm_words - 2 * x->KU * x->tw) / x->KU < cap)
         cap = (m->lm_words - 2 * x->KU * x->tw) / x->KU;
     cap = cap / 4 * 4;
-    x->Wa = acc_cg_max_load(m, h);
     x->arun = arun;
-    if (arun)
-        x->Wa = x->Wa / 8 * 4;
-    x->Wb = acc_cg_max_load(m, nbm + 1);
-    if (cap < 4 || x->KU * x->tw > m->lm_words || x->Wa < 4 || x->Wb < 4)
+    if (cap < 4 || x->KU * x->tw > m->lm_words)
         return -1;
     x->Mc = (x->M + 3) / 4 * 4;
     if (x->Mc > cap)
@@ -597,17 +726,31 @@ static int shape_at(Mm *x, int h, int adb, int arun)
         x->Mc = ((x->M + x->NMC - 1) / x->NMC + 3) / 4 * 4;
         x->boff = 2 * x->Mc * x->KU;
     }
-    x->na = (x->Mc * x->KU + x->Wa - 1) / x->Wa;
+    if (regions(x, apart) || (apart && x->oneq))
+        return -1;
     x->nb = (x->KU * x->tw + x->Wb - 1) / x->Wb;
     return 0;
+}
+
+/* Long words each DRAM channel moves for a load of W long words per
+ * PE of scope k (a broadcast sends all of them on every channel, a
+ * distribution its share of the top nodes). */
+static double chan_words(const AccMachine *m, int k, int64_t W)
+{
+    int nbm = acc_bm_levels(m);
+    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
+    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
+
+    if (k <= nbm)
+        return (double)(acc_cg_scope_pes(m, k) * W);
+    return (double)(acc_machine_pes(m) * W) * (double)per / (double)NT;
 }
 
 /* Steps of one load of W long words per PE of scope k: the DMA
  * (latency and words), the tree transfers, W/4 dist.L1. */
 static double load_steps(const AccMachine *m, int k, int64_t W)
 {
-    return (m->dma_latency +
-            (double)(acc_cg_scope_pes(m, k) * W) / m->dram_bw) /
+    return (m->dma_latency + chan_words(m, k, W) / m->dram_bw) /
                m->step_cycles +
            (double)acc_cg_tree_steps(m, W, k) + W / 4.0 + 2;
 }
@@ -619,15 +762,16 @@ static double a_steps(const Mm *x)
 {
     const AccMachine *m = x->g.m;
     int64_t pes = acc_cg_scope_pes(m, x->h);
-    double one = load_steps(m, x->h, x->Wa), dma, per;
+    double one = load_steps(m, x->h, x->Wa0), dma, per;
 
     if (!x->arun)
-        return x->na * one;
-    dma = (m->dma_latency + (double)(pes * x->Wa) / m->dram_bw) /
+        return a_n(x, 0) * one;
+    (void)pes;
+    dma = (m->dma_latency + chan_words(m, x->h, x->Wa0) / m->dram_bw) /
           m->step_cycles;
-    per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, x->Wa, x->h)),
-               x->Wa / 4.0) + 2;
-    return one + (x->na - 1) * per;
+    per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, x->Wa0, x->h)),
+               x->Wa0 / 4.0) + 2;
+    return one + (a_n(x, 0) - 1) * per;
 }
 
 /* Steps of one pair's reduction as emit_reduce writes it: the
@@ -655,31 +799,64 @@ static double red_steps(const Mm *x)
         }
     }
     ntop = acc_machine_pes(m) / acc_cg_scope_pes(m, nbm);
+    ntop = ntop / m->dram_channels > 0 ? ntop / m->dram_channels : 1;
     return steps + (m->dma_latency + (double)(len * ntop) / m->dram_bw) /
                        m->step_cycles;
 }
 
+/* Steps per pair of the busiest shared resource when a pair's B set,
+ * the last pair's reduction and (with a) the next A chunk's share of
+ * the pair ride in its tiles' bundles in queues of their own: the
+ * DRAM channels and the L1 link (the links above carry the same words
+ * faster).  Their chains of latencies (the B set's load, the
+ * reduction) must end within the pair too. */
+static double ride_steps(const Mm *x, int a)
+{
+    const AccMachine *m = x->g.m;
+    int nbm = acc_bm_levels(m);
+    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
+    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
+    int64_t wb = x->KU * x->tw, wa = x->Mc * x->KU;
+    double top = (double)(x->Mc * x->G * x->rw) *
+                 (double)(acc_cg_scope_pes(m, nbm) /
+                          acc_cg_scope_pes(m, x->h < nbm ? x->h : nbm));
+    double dram = chan_words(m, nbm + 1, wb) + top * (double)per;
+    double l1 = x->Mc / 4.0 * x->rw + wb / 4.0;
+
+    if (a) {
+        dram += chan_words(m, x->h, wa) / (double)x->JV;
+        l1 += wa / 4.0 / (double)x->JV;
+    }
+    dram /= m->dram_bw * m->step_cycles;
+    return fmax(fmax(dram, l1), fmax(x->nb * load_steps(m, nbm + 1, x->Wb),
+                                     red_steps(x)));
+}
+
 /* The program's steps as emit() writes it, roughly: a double-buffered
  * B set loads under the previous set's tiles, with the last pair's
- * reduction; double-buffered A chunks load in shares under the pairs
- * of the chunk before (the first B set of each chunk then lands after
- * them: its dist.L1s), else each by itself. */
+ * reduction; double-buffered A chunks load under the pairs of the
+ * chunk before (the first B set of each chunk then lands after them:
+ * its dist.L1s), else each by itself. */
 static double estimate(const Mm *x)
 {
     const AccMachine *m = x->g.m;
     double a = a_steps(x);
     double b = x->nb * load_steps(m, acc_bm_levels(m) + 1, x->Wb);
     double red = red_steps(x);
-
     double tiles = (double)x->KU * (x->Mc / 4.0);
 
+    /* In one queue, what rides goes in order: the reduction, the B
+     * set, the A share. */
     if (x->adb)
         return a + b + red + (double)x->NMC *
-                   ((double)x->JV * fmax(tiles, red + b + a / x->JV) +
+                   ((double)x->JV * fmax(tiles, x->oneq ? red + b + a / x->JV
+                                                        : ride_steps(x, 1)) +
                     x->KU * x->tw / 4.0);
     if (x->db)
         return b + red + (double)x->NMC *
-                   (a + (double)x->JV * fmax(b + red, tiles));
+                   (a + (double)x->JV * fmax(tiles, x->oneq
+                                                        ? red + b
+                                                        : ride_steps(x, 0)));
     return (double)x->NMC * (a + (double)x->JV * (b + tiles + red));
 }
 
@@ -690,10 +867,11 @@ static int plan(Mm *x)
     int nbm = acc_bm_levels(m), best = 0, best_mode = 0;
     double cost = 0;
 
+    /* mode: bit 0 A's loads as runs, bit 1 A double-buffered, bit 2
+     * the queues apart (when double-buffered). */
     for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < 4; mode++) {
-            int adb = mode / 2, arun = mode % 2;
-            if (shape_at(x, h, adb, arun))
+        for (int mode = 0; mode < 8; mode++) {
+            if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2))
                 continue;
             if (!best || estimate(x) < cost) {
                 cost = estimate(x);
@@ -704,9 +882,9 @@ static int plan(Mm *x)
     if (!best)
         return acc_cg_fail(&x->g, "a matmul this large for this machine's "
                                   "local memories");
-    shape_at(x, best, best_mode / 2, best_mode % 2);
+    shape_at(x, best, best_mode >> 1 & 1, best_mode & 1, best_mode >> 2);
     x->a_at = 0;
-    x->b_at = x->NMC * x->na * acc_cg_scope_pes(m, x->h) * x->Wa;
+    x->b_at = a_off(x, x->NMC);
     x->c_at = x->b_at + x->JV * x->nb * acc_machine_pes(m) * x->Wb;
     if (x->c_at + x->NMC * x->JV * x->NH * x->Mc * x->G * x->rw >
         m->dram_words)
