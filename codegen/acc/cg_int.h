@@ -25,6 +25,7 @@ typedef struct AccCgCall {
     TlTensor *const *in;
     int out_rank;
     const int64_t *out_shape;
+    const int64_t *sizes;   /* the values of k->sizes */
 } AccCgCall;
 
 /* What the program reads, in `.input` order: one per way the kernel
@@ -58,6 +59,13 @@ typedef struct AccCgProgram {
     /* When set, the `.output` is an image of oimage f32 elements and
      * output element e is its element omap[e] (malloc'd). */
     int64_t *omap, oimage;
+    /* The layout plan the program follows (cg_pipe.c's layout mode),
+     * else NULL; when its conversions are in the program (nconv of
+     * them), `bare` is the same program without them, so the runner
+     * can tell their traffic (buf_free it). */
+    struct AccPlan *plan;
+    int nconv;
+    TlBuf bare;
 } AccCgProgram;
 
 /* --- shared by the routes (cg_elem.c, cg_load.c) --------------------- */

@@ -29,67 +29,22 @@
  * reduction puts its identity there with `sel` under a mask of the
  * sub-cycle number.
  *
- * TODO(issue 6): take the layouts from the planner (plan.h) and convert
- * between stages whose layouts differ (layout_emit.c); put inputs in
- * the tree (bcast for a row vector like gamma) instead of expanded
- * images; overlap the loads with compute.
+ * When the kernel's accel schedule writes a `layout`, the route runs
+ * in layout mode (cg_pipe_lay.c): one row a long word, one block, every
+ * tensor in the layout planner's layout and conversions in the program
+ * where that is not the stages'.  Without one, the plan and the
+ * program agree only in that neither converts.
+ *
+ * TODO(issue 6): the planner's layouts without a `layout` (the plan
+ * proposes pairs of columns in a long word, the stages pair rows); put
+ * inputs in the tree (bcast for a row vector like gamma) instead of
+ * expanded images; overlap the loads with compute.
  */
-#include "codegen/acc/cg_int.h"
+#include "codegen/acc/cg_pipe_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { MAX_STAGES = 32, MAX_LETS = 64, STREAMS = 4 };
-
-typedef struct Tensor {
-    const LVar *buf;        /* an allocation, or the output's param */
-    int64_t D, C;           /* columns (1: one value per row), chunks */
-    int bank;               /* lm0 or lm1 */
-    int64_t at;             /* word address of the region */
-    int done;               /* a stage has written it */
-} Tensor;
-
-typedef struct Stage {
-    LVar *loops[TL_MAX_RANK];
-    int64_t ext[TL_MAX_RANK];
-    int nout, nloops;
-    int nrow;               /* its first nrow loops run over the rows */
-    int64_t D;              /* columns: the product of the other loops */
-    AccCgLin store;         /* where it stores */
-    const LExpr *f;         /* the value, or the reduction's operand */
-    const LExpr *post;      /* reduction: the final store's value */
-    const LVar *acc;
-    const char *opname, *ident;
-    int tensor;
-} Stage;
-
-/* An input image: its AccCgIn is p->ins[i] for imgs[i]. */
-typedef struct Img {
-    int stage, splat;
-    int64_t C, D;
-    int bank;
-    int64_t at;             /* word address in the PE */
-    int64_t dram;           /* long word address of its DRAM image */
-} Img;
-
-typedef struct Pipe {
-    AccCg g;
-    Stage st[MAX_STAGES];
-    int nst;
-    Tensor ts[MAX_STAGES];
-    int nts;
-    Img imgs[ACC_CG_MAX_OPERANDS];
-    const LVar *letv[MAX_LETS];
-    double letval[MAX_LETS];
-    int64_t N, P, RB, NB, Wmax;
-    int64_t out_dram;
-    /* What is being emitted. */
-    int cur, splat, dry;
-    int64_t rp, c;
-    int64_t A, F1, F2, ID;  /* GRF words: accumulator, folds, identity */
-    int64_t accw;           /* where the reduction's result is */
-} Pipe;
 
 static int fail(Pipe *x, const char *what)
 {
@@ -415,6 +370,7 @@ static int where(AccCg *g, const LExpr *e, int *bank, int64_t *at)
             return fail(x, "this read");
         if ((i = image(x, in, &l)) < 0)
             return -1;
+        x->imgs[i].readers |= 1u << x->cur;
         *bank = x->imgs[i].bank;
         *at = x->imgs[i].at + (x->rp * x->imgs[i].C + x->c) * 8;
     } else {
@@ -422,6 +378,8 @@ static int where(AccCg *g, const LExpr *e, int *bank, int64_t *at)
         const Tensor *tt = ti >= 0 ? &x->ts[ti] : NULL;
         if (!tt)
             return fail(x, "this read");
+        if (x->dry)
+            x->ts[ti].readers |= 1u << x->cur;
         if (!tt->done) {
             snprintf(what, sizeof what, "a read of '%.*s' before the "
                      "stage that computes it",
@@ -715,6 +673,8 @@ static int emit_block_code(Pipe *x, TlBuf *o)
 
     for (int i = 0; i < x->nst && !g->failed; i++) {
         Stage *s = &x->st[i];
+        if (x->lay && !x->dry && !x->noconv)
+            pipe_lay_before(x, i, o);
         if (s->acc) {
             buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", s->ident,
                        (long long)x->ID);
@@ -725,12 +685,26 @@ static int emit_block_code(Pipe *x, TlBuf *o)
         for (x->rp = 0; x->rp < (x->dry ? 1 : x->RB) && !g->failed; x->rp++)
             emit_stage(x, i, o);
         acc_cg_nop(o, g->m->lat_lm);
+        if (x->lay && !x->dry && !x->noconv)
+            pipe_lay_after(x, i, o);
     }
     return g->failed ? -1 : 0;
 }
 
-/* Places every region in lm0 or lm1 for RB row pairs per PE. */
-static int place(Pipe *x, int64_t RB)
+/* The first bank with sz words free from *used on: its address in
+ * *at; -1 when none has. */
+static int take(int64_t *used, int64_t cap, int64_t sz, int64_t *at)
+{
+    for (int b = 0; b < 2; b++)
+        if (used[b] + sz <= cap) {
+            *at = used[b];
+            used[b] += sz;
+            return b;
+        }
+    return -1;
+}
+
+int pipe_place(Pipe *x, int64_t RB)
 {
     AccCgProgram *p = x->g.p;
     int64_t cap = 2 * x->g.m->lm_words, used[2] = {0, 0};
@@ -738,26 +712,21 @@ static int place(Pipe *x, int64_t RB)
 
     for (int i = 0; i < n; i++) {
         int64_t C = i < p->nins ? x->imgs[i].C : x->ts[i - p->nins].C;
-        int64_t sz = RB * C * 8, b;
-        for (b = 0; b < 2 && used[b] + sz > cap; b++)
-            ;
-        if (b == 2)
+        int *bank = i < p->nins ? &x->imgs[i].bank
+                                : &x->ts[i - p->nins].bank;
+        int64_t *at = i < p->nins ? &x->imgs[i].at : &x->ts[i - p->nins].at;
+        Region *u = i < p->nins ? &x->imgs[i].U : &x->ts[i - p->nins].U;
+        if ((*bank = take(used, cap, RB * C * 8, at)) < 0)
             return -1;
-        if (i < p->nins) {
-            x->imgs[i].bank = (int)b;
-            x->imgs[i].at = used[b];
-        } else {
-            x->ts[i - p->nins].bank = (int)b;
-            x->ts[i - p->nins].at = used[b];
-        }
-        used[b] += sz;
+        /* Layout mode: the plan's layout where it is another. */
+        if (u->L && (u->bank = take(used, cap, u->words, &u->at)) < 0)
+            return -1;
     }
     return 0;
 }
 
-/* Long word position, in a DRAM image of W long words per PE per block,
- * of word w of PE pe in block b: loads of at most Wmax each. */
-static int64_t img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
+/* Loads of at most Wmax long words each. */
+int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
                       int64_t W)
 {
     int64_t q = w / x->Wmax, Wq = W - q * x->Wmax;
@@ -768,15 +737,33 @@ static int64_t img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
            acc_cg_img_pos(x->g.m, pe, w % x->Wmax, Wq);
 }
 
+int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
+{
+    const AccCgIn *in = &x->g.p->ins[i];
+    const Stage *s = &x->st[x->imgs[i].stage];
+    int64_t at = in->k, cc = col, rr = row;
+
+    for (int l = s->nloops - 1; l >= s->nrow; l--) {
+        at += in->coef[l] * (cc % s->ext[l]);
+        cc /= s->ext[l];
+    }
+    for (int l = s->nrow - 1; l >= 0; l--) {
+        at += in->coef[l] * (rr % s->ext[l]);
+        rr /= s->ext[l];
+    }
+    return at;
+}
+
 static int build_maps(Pipe *x)
 {
     AccCgProgram *p = x->g.p;
     AccCg *g = &x->g;
 
+    if (x->lay)
+        return pipe_lay_maps(x);
     for (int i = 0; i < p->nins; i++) {
         AccCgIn *in = &p->ins[i];
         const Img *im = &x->imgs[i];
-        const Stage *s = &x->st[im->stage];
         int64_t W = x->RB * im->C * 4;
         int64_t numel = tl_tensor_numel(g->c->in[in->input]);
         in->nmap = 2 * x->NB * x->P * W;
@@ -790,22 +777,14 @@ static int build_maps(Pipe *x)
                                       : (v % im->C) * 4 + w % 4;
                         int64_t row = ((b * x->P + pe) * x->RB + rp) * 2 +
                                       lane;
-                        int64_t e = -1, at = in->k, cc = col;
+                        int64_t e = -1, at;
                         if (row < x->N && col < im->D) {
-                            int64_t rr = row;
-                            for (int l = s->nloops - 1; l >= s->nrow; l--) {
-                                at += in->coef[l] * (cc % s->ext[l]);
-                                cc /= s->ext[l];
-                            }
-                            for (int l = s->nrow - 1; l >= 0; l--) {
-                                at += in->coef[l] * (rr % s->ext[l]);
-                                rr /= s->ext[l];
-                            }
+                            at = pipe_img_index(x, i, row, col);
                             if (at < 0 || at >= numel)
                                 return fail(x, "reads outside an input");
                             e = at;
                         }
-                        in->map[2 * img_lw(x, b, pe, w, W) + lane] = e;
+                        in->map[2 * pipe_img_lw(x, b, pe, w, W) + lane] = e;
                     }
     }
     return 0;
@@ -818,15 +797,18 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
 
     for (int i = 0; i < p->nins; i++) {
         const Img *im = &x->imgs[i];
-        int64_t W = x->RB * im->C * 4;
+        /* Layout mode: an input the plan keeps in another layout is
+         * laid out in that one (the stages convert it). */
+        int64_t W = im->U.L ? im->U.words / 2 : x->RB * im->C * 4;
+        int64_t at = im->U.L ? im->U.at : im->at;
         char sp[8];
-        snprintf(sp, sizeof sp, "lm%d", im->bank);
+        snprintf(sp, sizeof sp, "lm%d", im->U.L ? im->U.bank : im->bank);
         for (int64_t q = 0; q * x->Wmax < W; q++) {
             int64_t Wq = W - q * x->Wmax < x->Wmax ? W - q * x->Wmax
                                                    : x->Wmax;
             acc_cg_emit_load(o, x->g.m, im->dram + b * x->P * W +
                              q * x->P * x->Wmax, Wq, sp,
-                             im->at + 2 * q * x->Wmax, nbm + 1);
+                             at + 2 * q * x->Wmax, nbm + 1);
         }
     }
 }
@@ -834,13 +816,15 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
 static void put_store(Pipe *x, TlBuf *o, int64_t b)
 {
     const Tensor *t = &x->ts[x->st[x->nst - 1].tensor];
-    int64_t W = x->RB * t->C * 4;
+    /* Layout mode: the output in the plan's layout. */
+    int64_t W = t->U.L ? t->U.words / 2 : x->RB * t->C * 4;
+    int64_t at = t->U.L ? t->U.at : t->at;
     char sp[8];
 
-    snprintf(sp, sizeof sp, "lm%d", t->bank);
+    snprintf(sp, sizeof sp, "lm%d", t->U.L ? t->U.bank : t->bank);
     for (int64_t q = 0; q * x->Wmax < W; q++) {
         int64_t Wq = W - q * x->Wmax < x->Wmax ? W - q * x->Wmax : x->Wmax;
-        acc_cg_emit_store(o, x->g.m, sp, t->at + 2 * q * x->Wmax, Wq,
+        acc_cg_emit_store(o, x->g.m, sp, at + 2 * q * x->Wmax, Wq,
                           x->out_dram + b * x->P * W + q * x->P * x->Wmax);
     }
 }
@@ -853,6 +837,8 @@ static int layout_output(Pipe *x)
 
     if (p->nelems != x->N * t->D)
         return fail(x, "a store that does not cover its output");
+    if (x->lay)
+        return 0;       /* pipe_lay_maps */
     p->oimage = 2 * x->NB * x->P * W;
     p->omap = tl_xmalloc((size_t)p->nelems * sizeof *p->omap + 1);
     for (int64_t e = 0; e < p->nelems; e++) {
@@ -860,9 +846,41 @@ static int layout_output(Pipe *x)
         int64_t b = g2 / (x->P * x->RB), rem = g2 % (x->P * x->RB);
         int64_t pe = rem / x->RB, rp = rem % x->RB;
         int64_t w = (rp * t->C + col / 4) * 4 + col % 4;
-        p->omap[e] = 2 * img_lw(x, b, pe, w, W) + row % 2;
+        p->omap[e] = 2 * pipe_img_lw(x, b, pe, w, W) + row % 2;
     }
     return 0;
+}
+
+/* The program's text into o (the DRAM images and regions set). */
+static void emit_program(Pipe *x, TlBuf *o)
+{
+    AccCg *g = &x->g;
+    AccCgProgram *p = g->p;
+    const AccCgCall *c = g->c;
+
+    buf_printf(o, "# accel: kernel %s, a pipeline of %d stages over %lld "
+               "rows: %lld blocks of %lld row %s per PE\n",
+               c->k->name, x->nst, (long long)x->N, (long long)x->NB,
+               (long long)x->RB, x->lay ? "slots" : "pairs");
+    for (int i = 0; i < p->nins; i++)
+        buf_printf(o, ".input %s f32[%lld] d[%lld]\n", p->ins[i].name,
+                   (long long)p->ins[i].nmap, (long long)x->imgs[i].dram);
+    buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
+               c->k->outputs[0]->name, (long long)p->oimage,
+               (long long)x->out_dram);
+    for (int64_t b = 0; b < x->NB && !g->failed; b++) {
+        put_loads(x, o, b);
+        emit_block_code(x, o);
+        put_store(x, o, b);
+    }
+    buf_puts(o, "wait t1\n");
+}
+
+/* W long words per PE of input image i's DRAM image. */
+static int64_t img_words(const Pipe *x, int i)
+{
+    const Img *im = &x->imgs[i];
+    return im->U.L ? im->U.words / 2 : x->RB * im->C * 4;
 }
 
 int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
@@ -871,7 +889,6 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
     Pipe *x = tl_xcalloc(1, sizeof *x);
     AccCg *g = &x->g;
     TlBuf scratch;
-    TlBuf *o = &p->text;
     int64_t rows2, dram = 0;
     int rc;
 
@@ -901,6 +918,8 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
         g->max_temps = ACC_CG_MAX_TEMPS;
     x->P = acc_machine_pes(m);
     x->Wmax = acc_cg_max_load(m, acc_bm_levels(m) + 1);
+    x->si = pipe_lay_schedule(c->k);
+    x->lay = x->si != NULL;
     /* A dry run finds the images every stage reads. */
     buf_init(&scratch);
     x->dry = 1;
@@ -910,46 +929,55 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
     if (rc)
         goto out;
     rc = -1;
-    rows2 = cdiv(x->N, 2);
-    for (x->RB = cdiv(rows2, x->P); x->RB > 0 && place(x, x->RB); x->RB--)
-        ;
-    if (x->RB == 0 || x->Wmax < 4) {
+    if (x->Wmax < 4) {
         fail(x, "rows this long on this machine (a block of rows does not "
                 "fit in a PE's memories)");
         goto out;
     }
-    x->NB = cdiv(rows2, x->P * x->RB);
-    if (x->NB == 0)
+    if (x->lay) {
+        /* One block: the rows as the layouts spread them. */
+        if (pipe_lay_setup(x))
+            goto out;
         x->NB = 1;
+    } else {
+        rows2 = cdiv(x->N, 2);
+        for (x->RB = cdiv(rows2, x->P); x->RB > 0 && pipe_place(x, x->RB);
+             x->RB--)
+            ;
+        if (x->RB == 0) {
+            fail(x, "rows this long on this machine (a block of rows does "
+                    "not fit in a PE's memories)");
+            goto out;
+        }
+        x->NB = cdiv(rows2, x->P * x->RB);
+        if (x->NB == 0)
+            x->NB = 1;
+    }
     for (int i = 0; i < p->nins; i++) {
         x->imgs[i].dram = dram;
-        dram += x->NB * x->P * x->RB * x->imgs[i].C * 4;
+        dram += x->NB * x->P * img_words(x, i);
     }
     x->out_dram = dram;
     if (build_maps(x) || layout_output(x))
         goto out;
-    if (dram + p->oimage / 2 > m->dram_words) {
+    x->scratch = dram + p->oimage / 2;
+    if (x->scratch + x->scratch_words > m->dram_words) {
         fail(x, "tensors larger than the machine's DRAM");
         goto out;
     }
-    buf_printf(o, "# accel: kernel %s, a pipeline of %d stages over %lld "
-               "rows: %lld blocks of %lld row pairs per PE\n",
-               c->k->name, x->nst, (long long)x->N, (long long)x->NB,
-               (long long)x->RB);
-    for (int i = 0; i < p->nins; i++)
-        buf_printf(o, ".input %s f32[%lld] d[%lld]\n", p->ins[i].name,
-                   (long long)p->ins[i].nmap, (long long)x->imgs[i].dram);
-    buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
-               c->k->outputs[0]->name, (long long)p->oimage,
-               (long long)x->out_dram);
-    for (int64_t b = 0; b < x->NB && !g->failed; b++) {
-        put_loads(x, o, b);
-        emit_block_code(x, o);
-        put_store(x, o, b);
+    emit_program(x, &p->text);
+    if (x->nconv && !g->failed) {
+        /* The same program without its conversions, for the runner to
+         * tell their traffic from the rest. */
+        p->nconv = x->nconv;
+        x->noconv = 1;
+        buf_init(&p->bare);
+        emit_program(x, &p->bare);
     }
-    buf_puts(o, "wait t1\n");
+    p->plan = x->plan;
     rc = g->failed ? -1 : 0;
 out:
+    free(x->rowmap);
     free(x);
     return rc;
 }

@@ -198,6 +198,14 @@ AccPlan *acc_plan_kernel(TlSession *s, const AccMachine *m,
                          TlKernelInfo *k, const TlSchedInfo *si,
                          const int64_t *sizes, TlLoc loc)
 {
+    return acc_plan_route(s, m, k, si, sizes, NULL, loc);
+}
+
+AccPlan *acc_plan_route(TlSession *s, const AccMachine *m,
+                        TlKernelInfo *k, const TlSchedInfo *si,
+                        const int64_t *sizes, const AccPlanRoute *route,
+                        TlLoc loc)
+{
     AccPlan *p = arena_alloc(&s->arena, sizeof *p);
     int *keep;
 
@@ -205,6 +213,7 @@ AccPlan *acc_plan_kernel(TlSession *s, const AccMachine *m,
     p->s = s;
     p->m = m;
     p->k = k;
+    p->route = route;
     if (pl_build(p, k, sizes, loc) || pl_candidates(p, si, loc))
         return NULL;
     for (int i = 0; i < p->nt; i++) {
@@ -238,7 +247,9 @@ AccPlan *acc_plan_kernel(TlSession *s, const AccMachine *m,
     p->fixed = 1;
     x = total(p);
     p->fixed = 0;
-    if (x < planned)
+    /* Under a route the stages have one distribution each: what it
+     * needs is the plan (the naive layouts are not the program's). */
+    if (x < planned && !route)
         improve(p);
     else
         for (int i = 0; i < p->nt; i++)

@@ -48,6 +48,24 @@ AccPlan *acc_plan_kernel(TlSession *s, const AccMachine *m,
                          TlKernelInfo *k, const TlSchedInfo *si,
                          const int64_t *sizes, TlLoc loc);
 
+/* A route that computes every stage with each tensor in one layout of
+ * its own (the pipeline route, cg_pipe.c).  text(ctx, f) gives the
+ * canonical factors of tensor f's layout there, or NULL when the route
+ * reads f otherwise (an input it reads broadcast: the planner's own
+ * layout for the route's distribution stands for it).  Each stage then
+ * has one distribution, the route's (its levels those the stage's
+ * output splits its first axis over), so the plan converts only where
+ * a tensor's layout (the user's) differs from the route's, and its
+ * conversions are the program's. */
+typedef struct AccPlanRoute {
+    const char *(*text)(void *ctx, const TlFunc *f);
+    void *ctx;
+} AccPlanRoute;
+AccPlan *acc_plan_route(TlSession *s, const AccMachine *m,
+                        TlKernelInfo *k, const TlSchedInfo *si,
+                        const int64_t *sizes, const AccPlanRoute *route,
+                        TlLoc loc);
+
 /* The chosen layout of tensor f of the planned kernel; NULL when f is
  * not one of its tensors. */
 const AccLayout *acc_plan_layout(const AccPlan *p, const TlFunc *f);

@@ -468,6 +468,64 @@ static void propagate(AccPlan *p)
         }
 }
 
+/* What the plan cannot place under p->route: t in a layout its stages
+ * need (too large for a PE's memory).  -1. */
+static int no_layout(AccPlan *p, const PlTensor *t, TlLoc loc)
+{
+    diag_error(p->s, loc, DIAG_ACC_CG_UNSUPPORTED,
+               arena_printf(&p->s->arena, "'%s' in a layout its stages "
+                            "compute in on this machine", t->name));
+    return -1;
+}
+
+/* The route's layout of tensor t (its text from p->route): candidate
+ * index, -2 when the route gives none, -1 when it does not fit. */
+static int route_layout(AccPlan *p, PlTensor *t)
+{
+    const char *text = p->route->text(p->route->ctx, t->f);
+
+    return text ? pl_add_layout(p, t, text, "the route") : -2;
+}
+
+/* Stage o's one distribution under p->route: the levels its output's
+ * layout splits the first axis over take that axis's variable; the
+ * tensors the route lays out are in its layouts, the others in what
+ * the distribution needs.  -1 after reporting. */
+static int route_dist(AccPlan *p, PlOp *o, TlLoc loc)
+{
+    PlTensor *out = &p->t[o->out];
+    const AccLayout *L;
+    PlDist d;
+    int c;
+
+    memset(&d, 0, sizeof d);
+    if ((c = route_layout(p, out)) == -1)
+        return no_layout(p, out, loc);
+    for (int l = 0; l < p->m->nlevels; l++)
+        d.var[l] = -1;
+    if (c >= 0) {
+        L = out->cand[c].L;
+        for (int i = L->first[0]; i < L->first[1]; i++)
+            if (L->f[i].kind == ACC_F_LEVEL)
+                d.var[L->f[i].level] = o->out_var[0];
+    }
+    cost(p, o, &d);
+    for (int r = 0; r < o->nreads; r++) {
+        PlTensor *t = &p->t[o->reads[r].t];
+        int x = route_layout(p, t);
+        if (x == -2)
+            x = needed(p, o, &o->reads[r], &d, o->f->name);
+        if (x < 0)
+            return no_layout(p, t, loc);
+        d.in_lay[r] = x;
+    }
+    d.out_lay = c >= 0 ? c : needed(p, o, NULL, &d, o->f->name);
+    if (d.out_lay < 0)
+        return no_layout(p, out, loc);
+    o->dist[o->ndist++] = d;
+    return 0;
+}
+
 /* The naive fixed layout: levels, outermost first, on the outermost
  * axis they divide (blocks of the row-major order over all PEs). */
 static int naive_layout(AccPlan *p, PlTensor *t)
@@ -578,8 +636,11 @@ int pl_candidates(AccPlan *p, const TlSchedInfo *si, TlLoc loc)
         }
     }
     for (int i = 0; i < p->nop; i++)
-        best_dists(p, &p->op[i], 4);
-    propagate(p);
+        if (p->route ? route_dist(p, &p->op[i], loc)
+                     : (best_dists(p, &p->op[i], 4), 0))
+            return -1;
+    if (!p->route)
+        propagate(p);
     for (int i = 0; i < p->nop; i++)
         qsort(p->op[i].dist, (size_t)p->op[i].ndist, sizeof(PlDist),
               cmp_dist);

@@ -102,6 +102,7 @@ struct AccPlan {
     int iterations;             /* rounds of improvement the search ran */
     int fixed;                  /* tensors do not follow their stage
                                  * (the naive plan) */
+    const AccPlanRoute *route;  /* NULL: every distribution considered */
 };
 
 /* ---- plan.c -------------------------------------------------------- */

@@ -1,7 +1,9 @@
 /*
  * target.c - the `accel` target: a runner with itp_call_kernel's
  * contract that lowers the kernel to loop IR without the cpu schedule
- * (codegen/lower.c; accel schedules are TODO(issue 6)), compiles it to
+ * (codegen/lower.c; of accel schedules only the pipeline route's
+ * `layout`s are followed, cg_pipe_lay.c: TODO(issue 6) `distribute` and
+ * the other routes), compiles it to
  * TAM assembly (cg_*.c), assembles it and runs it on the simulator
  * with the call's inputs.  The machine is the one of --machine
  * (acc_cg_set_machine), else TDSL_MACHINE (a built-in name or a
@@ -164,33 +166,81 @@ static TlTensor *unimage(const AccCgProgram *p, TlTensor *img, int rank,
 static void free_program(AccCgProgram *p)
 {
     buf_free(&p->text);
+    buf_free(&p->bare);
     for (int i = 0; i < p->nins; i++)
         free(p->ins[i].map);
     free(p->omap);
     memset(p, 0, sizeof *p);
 }
 
-/* The layout planner's estimate of k beside the simulated count, when
- * the planner can plan k (its reasons for not planning it are not the
- * user's concern here: they are dropped). */
+/* A simulator for the program `text` of p (p->text or p->bare) with
+ * the call's inputs set. */
+static AccSim *start(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                     const AccCgProgram *p, const TlBuf *text,
+                     TlTensor *const *packed, int rank,
+                     const int64_t *shape)
+{
+    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
+    int file = tl_add_source(s, name, text->s, text->len);
+    AccProgram *prog;
+    AccSim *sim;
+    TlBuf err;
+
+    prog = acc_assemble(s, file, m, 1);
+    if (!prog)
+        tl_internal_error(__FILE__, __LINE__, "the accel program of '%s' "
+                          "does not assemble", k->name);
+    buf_init(&err);
+    sim = acc_sim_new(s, prog, 1);
+    for (int i = 0; i < p->nins; i++) {
+        const AccCgIn *ci = &p->ins[i];
+        TlTensor *t = ci->map ? image(ci, packed)
+                      : ci->direct
+                          ? tl_tensor_ref(packed[ci->input])
+                          : expand(p, ci, packed[ci->input], rank, shape);
+        int bad = acc_sim_set_input(sim, ci->name, t, &err);
+        tl_tensor_unref(t);
+        if (bad)
+            tl_internal_error(__FILE__, __LINE__, "accel input: %s", err.s);
+    }
+    buf_free(&err);
+    return sim;
+}
+
+static int64_t words_moved(const AccStats *st)
+{
+    int64_t w = st->dram_words[0] + st->dram_words[1];
+    for (int k = 0; k < ACC_MAX_LEVELS; k++)
+        w += st->link_words[k][0] + st->link_words[k][1];
+    return w;
+}
+
+/* The layout planner's estimate of k beside the simulated count: the
+ * plan the program follows (p->plan), else the planner's own when it
+ * can plan k (its reasons for not planning it are not the user's
+ * concern here: they are dropped). */
 static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                       TlKernelInfo *k, const int64_t *sizes,
-                      const AccStats *st, TlLoc loc)
+                      const AccCgProgram *pg, TlTensor *const *packed,
+                      int rank, const int64_t *shape, const AccStats *st,
+                      TlLoc loc)
 {
     FILE *saved = s->diag_out;
     FILE *null = fopen("/dev/null", "w");
     int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed;
-    AccPlan *p;
+    AccPlan *p = pg->plan;
     AccPlanTotals t;
 
     if (!null)
         return;
-    s->diag_out = null;
-    p = acc_plan_kernel(s, m, k, NULL, sizes, loc);
-    s->diag_out = saved;
-    s->nerrors = ne;
-    s->nwarnings = nw;
-    s->suppressed = sup;
+    if (!p) {
+        s->diag_out = null;
+        p = acc_plan_kernel(s, m, k, NULL, sizes, loc);
+        s->diag_out = saved;
+        s->nerrors = ne;
+        s->nwarnings = nw;
+        s->suppressed = sup;
+    }
     fclose(null);
     if (!p)
         return;
@@ -199,9 +249,31 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                "conversions %.0f, DRAM in/out %.0f); simulated/estimated "
                "%.2f\n", t.total, t.compute, t.conv, t.io,
                t.total > 0 ? (double)st->cycles / t.total : 0.0);
-    /* TODO(issue 6): stages in the plan's layouts with its conversions
-     * in the program (cg_pipe.c keeps one layout for every tensor);
-     * until then the plan's conversions run each by itself. */
+    if (pg->plan) {
+        /* The program's conversions: what it moves and takes beyond
+         * the same program without them. */
+        int64_t words = 0, cycles = 0;
+        if (pg->nconv) {
+            AccSim *sim = start(s, k, m, pg, &pg->bare, packed, rank,
+                                shape);
+            if (acc_sim_run(sim) == 0) {
+                const AccStats *b = acc_sim_stats(sim);
+                words = words_moved(st) - words_moved(b);
+                cycles = st->cycles - b->cycles;
+            }
+            acc_sim_free(sim);
+        }
+        buf_printf(out, "conversion %lld lw in the program (%d "
+                   "conversions, %lld cycles); the plan's %d: %lld lw, "
+                   "%.0f cycles estimated\n", (long long)words, pg->nconv,
+                   (long long)cycles, t.nconv, (long long)t.conv_words,
+                   t.conv);
+        return;
+    }
+    /* TODO(issue 6): the plan's layouts and conversions in the
+     * program of the other routes (cg_pipe.c follows the plan when the
+     * schedule writes a layout, cg_pipe_lay.c); until then the plan's
+     * conversions run each by itself. */
     if (!t.nconv) {
         buf_printf(out, "conversion 0 lw in the program (one layout for "
                    "every tensor); the plan converts nothing\n");
@@ -227,32 +299,14 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                     TlTensor **out, TlLoc loc)
 {
     const char *dbg = getenv("TDSL_DEBUG");
-    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
-    int file = tl_add_source(s, name, p->text.s, p->text.len);
-    AccProgram *prog;
     AccSim *sim;
     TlBuf err;
     int rc = -1;
 
     if (dbg && strstr(dbg, "accel"))
         fputs(p->text.s, stderr);
-    prog = acc_assemble(s, file, m, 1);
-    if (!prog)
-        tl_internal_error(__FILE__, __LINE__, "the accel program of '%s' "
-                          "does not assemble", k->name);
+    sim = start(s, k, m, p, &p->text, packed, rank, shape);
     buf_init(&err);
-    sim = acc_sim_new(s, prog, 1);
-    for (int i = 0; i < p->nins; i++) {
-        const AccCgIn *ci = &p->ins[i];
-        TlTensor *t = ci->map ? image(ci, packed)
-                      : ci->direct
-                          ? tl_tensor_ref(packed[ci->input])
-                          : expand(p, ci, packed[ci->input], rank, shape);
-        int bad = acc_sim_set_input(sim, ci->name, t, &err);
-        tl_tensor_unref(t);
-        if (bad)
-            tl_internal_error(__FILE__, __LINE__, "accel input: %s", err.s);
-    }
     if (acc_sim_run(sim) == 0) {
         *out = acc_sim_get_output(sim, k->outputs[0]->name, &err);
         if (!*out)
@@ -262,7 +316,8 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         buf_free(&last_stats);
         buf_init(&last_stats);
         acc_sim_print_stats(&last_stats, sim);
-        plan_line(&last_stats, s, m, k, sizes, acc_sim_stats(sim), loc);
+        plan_line(&last_stats, s, m, k, sizes, p, packed, rank, shape,
+                  acc_sim_stats(sim), loc);
         have_last = last_stats.len > 0;
         rc = 0;
     } else {
@@ -380,6 +435,7 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     c.in = packed;
     c.out_rank = of->rank;
     c.out_shape = oshape;
+    c.sizes = z->v;
     /* Its errors are at the call itself: no note. */
     rc = acc_cg_pipeline(s, m, &c, p, call_loc);
     if (rc == 1) {
