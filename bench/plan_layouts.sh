@@ -17,6 +17,12 @@
 # words they move over BM links and to and from DRAM.  The stages
 # themselves (convolutions, matmuls) do not run here.
 #
+# A second table measures conversions inside a program: the pipelines
+# of bench/plan_pipes.tdsl, whose schedules lay out some tensors, run
+# on the simulator with the plan's conversions in them; 'prog_lw' and
+# 'prog_cycles' are what the conversions add to the program (against
+# the same program without them), beside the plan's estimate.
+#
 # usage: bench/plan_layouts.sh [MACHINE]   (default test)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,3 +61,12 @@ for k in resblock encoder; do
             "$c" "$cv" "$lw" "$x" "$sn" "$se" "$sc" "$sl"
     done
 done
+echo
+printf '%-10s %5s %10s %11s %10s %11s\n' pipeline n prog_lw prog_cycles \
+    est_lw est_cycles
+"$tdsl" --no-cache "$here/plan_pipes.tdsl" --machine "$m" |
+    awk '/^time / { k = $2; sub(/\(.*/, "", k) }
+         /^    conversion [0-9]* lw in the program \(/ {
+             gsub(/[^0-9 ]/, " ")
+             printf "%-10s %5s %10s %11s %10s %11s\n", k, $2, $1, $3, $5, $6
+         }'
