@@ -92,6 +92,17 @@ static const char helpers[] =
     "    if (isnan(b)) return b;\n"
     "    return b > a ? b : a;\n"
     "}\n"
+    "/* The same in float, without branches: f32 reductions chain them,\n"
+    " * and in double the conversions and the tests were the chain's\n"
+    " * length.  A NaN comes back quiet, as through double. */\n"
+    "TL_HELPER float tl_fminf(float a, float b)\n"
+    "{\n"
+    "    return a != a ? a + a : b != b ? b + b : b < a ? b : a;\n"
+    "}\n"
+    "TL_HELPER float tl_fmaxf(float a, float b)\n"
+    "{\n"
+    "    return a != a ? a + a : b != b ? b + b : b > a ? b : a;\n"
+    "}\n"
     "TL_HELPER int64_t tl_imin(int64_t a, int64_t b)\n"
     "{\n"
     "    return b < a ? b : a;\n"
@@ -369,7 +380,10 @@ static void binary(TlBuf *b, const LExpr *e)
         return;
     case LO_MIN:
     case LO_MAX:
-        if (fl)
+        if (dt == DT_F32)
+            call2(b, t, e->op == LO_MIN ? "tl_fminf" : "tl_fmaxf", "float",
+                  e->a, e->b);
+        else if (fl)
             call2(b, t, e->op == LO_MIN ? "tl_fmin" : "tl_fmax", "double",
                   e->a, e->b);
         else if (dt == DT_U64)

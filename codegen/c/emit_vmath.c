@@ -6,22 +6,25 @@
  * is built with TDSL_FMA=1 (SPEC 10.8) and by clang.
  *
  * exp, erf, tanh, sigmoid and log compute each lane in double, to
- * within a few units in the last place of double of the true value
- * (as libm is).  Rounding that to float gives libm's float unless the
- * value lies within 64 units of double of a float rounding boundary
- * (the low 29 bits of the double near a half unit of float: about one
- * lane in 4 million) or outside the range where the result is a
- * normal float; such lanes, and NaNs, are computed again by libm.
- * Contraction into fused multiply-adds (TDSL_FMA=1) only changes the
- * double value by a few units, well inside the 64.  sqrt is one
+ * within 2^-44 of the true value, relative (the polynomials are cut
+ * where their truncation falls below that, not at double's own
+ * precision: fewer terms).  Rounding that to float gives libm's float
+ * unless the value lies within 1024 units of double (2^-42 relative)
+ * of a float rounding boundary (the low 29 bits of the double near a
+ * half unit of float: about one lane in 260000) or outside the range
+ * where the result is a normal float; such lanes, and NaNs, are
+ * computed again by libm.  Contraction into fused multiply-adds
+ * (TDSL_FMA=1) only changes the double value by a few units, well
+ * inside the 1024.  sqrt is one
  * vector instruction, rsqrt the scalar code's double operations on
  * vectors, both correctly rounded like the scalar code.
  *
  * Checked against the scalar formula on all 2^32 f32 bit patterns
  * (a throwaway program on the emitted text; gcc 12 -O3 -march=native
- * with -ffp-contract=off and =fast, clang 14 with =fast; the last
- * change, erf's chains and the out-of-line fallback, again with gcc
- * off for all four and =fast and clang for erf): no lane differs.
+ * with -ffp-contract=off and =fast, clang 14 with =fast; the changes
+ * since, erf's chains and the out-of-line fallback, then the shorter
+ * polynomials and the 1024-unit margin, again with gcc off for exp,
+ * erf, tanh and sigmoid and =fast and clang for erf): no lane differs.
  * Lanes left to libm near a boundary: erf 722, tanh 66, sigmoid 835,
  * log 486 of 2^32; in none would the double value, rounded, have been
  * wrong.  Largest error of the double values against long
@@ -57,8 +60,8 @@ static const char vm_base[] =
 /* What the double helpers share: blends, the boundary test and the
  * libm fallback, and e^x - 1 and e^x in double.  e^x: n = x / ln 2
  * rounded, r = x - n ln 2 (ln 2 in two parts, so r is exact but for a
- * last rounding), e^r - 1 by its Taylor polynomial to degree 14
- * (|r| <= ln 2 / 2: the truncation is below 2^-60 relative), times
+ * last rounding), e^r - 1 by its Taylor polynomial to degree 11
+ * (|r| <= ln 2 / 2: the truncation is below 2^-45 relative), times
  * 2^n.  e^x - 1 is 2^n (e^r - 1) + (2^n - 1), without cancellation
  * for n = 0, where it matters. */
 static const char vm_dbl[] =
@@ -81,12 +84,12 @@ static const char vm_dbl[] =
     "    c &= e;\n"
     "    return (c[0] & c[1]) != 0;\n"
     "}\n"
-    "/* Lanes where p is more than 64 units of double from a rounding\n"
+    "/* Lanes where p is more than 1024 units of double from a rounding\n"
     " * boundary of float (p in the normal range of float). */\n"
     "TL_HELPER tl_ex_i8 tl_vm_far(tl_ex_d8 p)\n"
     "{\n"
     "    tl_ex_i8 low = ((tl_ex_i8)p & ((1 << 29) - 1)) - (1 << 28);\n"
-    "    return (low > 64) | (low < -64);\n"
+    "    return (low > 1024) | (low < -1024);\n"
     "}\n"
     "/* y: p rounded to float where ok and far from a boundary, else\n"
     " * libm's fn of x (out of line: rare, and the loop would keep y in\n"
@@ -104,13 +107,10 @@ static const char vm_dbl[] =
     "            y[l] = (float)fn((double)x[l]);\n"
     "    return y;\n"
     "}\n"
-    "/* e^r - 1 for |r| <= ln 2 / 2, by Taylor to degree 14. */\n"
+    "/* e^r - 1 for |r| <= ln 2 / 2, by Taylor to degree 11. */\n"
     "TL_HELPER tl_ex_d8 tl_vm_em1(tl_ex_d8 r)\n"
     "{\n"
-    "    tl_ex_d8 p = r * (1.0 / 87178291200.0) + 1.0 / 6227020800.0;\n"
-    "    p = p * r + 1.0 / 479001600.0;\n"
-    "    p = p * r + 1.0 / 39916800.0;\n"
-    "    p = p * r + 1.0 / 3628800.0;\n"
+    "    tl_ex_d8 p = r * (1.0 / 39916800.0) + 1.0 / 3628800.0;\n"
     "    p = p * r + 1.0 / 362880.0;\n"
     "    p = p * r + 1.0 / 40320.0;\n"
     "    p = p * r + 1.0 / 5040.0;\n"
@@ -160,8 +160,8 @@ static const char vexp_macro[] =
     "    return y;\n"
     "}\n";
 
-/* erf: x P(x^2) for |x| < 1 (Taylor to degree 37: the terms
- * alternate and shrink, truncation below 2^-58), 1 - e^(-x^2) G(x) for
+/* erf: x P(x^2) for |x| < 1 (Taylor to degree 29: the terms
+ * alternate and shrink, truncation below 2^-44), 1 - e^(-x^2) G(x) for
  * 1 <= |x| < 4 (x^2 is exact for an f32 x; G = e^(x^2) erfc(x) is
  * smooth: its Chebyshev series of 27 terms on [1, 4], from mpmath,
  * rewritten as a polynomial in t = (2x - 5) / 3, whose coefficients
@@ -171,7 +171,7 @@ static const char vexp_macro[] =
  * latency, not the work, bounded the speed.  Within 3.1 units of
  * double of erf; sign restored by its bit. */
 static const char verf_macro[] =
-    "static const double tl_erf_p[19] = {\n"
+    "static const double tl_erf_p[15] = {\n"
     "    0x1.20dd750429b6dp+0, -0x1.812746b0379e7p-2,\n"
     "    0x1.ce2f21a042be2p-4, -0x1.b82ce31288b51p-6,\n"
     "    0x1.565bcd0e6a53fp-8, -0x1.c02db40040b86p-11,\n"
@@ -179,9 +179,7 @@ static const char verf_macro[] =
     "    0x1.b9e6c9dc651a3p-20, -0x1.5f742ec43e71ap-23,\n"
     "    0x1.fcc5720624c1cp-27, -0x1.51d7181c5d36dp-30,\n"
     "    0x1.9e6ad5e55a730p-34, -0x1.d8453cb0c46eap-38,\n"
-    "    0x1.f683ae4a97007p-42, -0x1.f56f071a885cfp-46,\n"
-    "    0x1.d70b3537f4765p-50, -0x1.a2007af3447f6p-54,\n"
-    "    0x1.5f7919bc67b8cp-58,\n"
+    "    0x1.f683ae4a97007p-42,\n"
     "};\n"
     "static const double tl_erf_g[27] = {\n"
     "    0x1.afbb3f3b7343bp-3, -0x1.c8ca43e8282c8p-4,\n"
@@ -222,7 +220,7 @@ static const char verf_macro[] =
     "    ok = (a >= 0x1p-126) | (a == 0.0);\n"
     "    big = a >= 1.0;\n"
     "    a = tl_vm_sel(ok, a, (tl_ex_d8){0});\n"
-    "    p = tl_vm_poly(tl_erf_p, 19, a * a) * a;\n"
+    "    p = tl_vm_poly(tl_erf_p, 15, a * a) * a;\n"
     "    if (!tl_vm_all(~big)) {\n"
     "        tl_ex_d8 c = tl_vm_sel(a < 4.0, a, (tl_ex_d8){0} + 4.0);\n"
     "        q = tl_vm_poly(tl_erf_g, 27, (c + c - 5.0) * (1.0 / 3.0));\n"
