@@ -478,6 +478,56 @@ static int pool_indices(OxModel *m, OxValue *x, const Window *w,
     return 0;
 }
 
+/* x with the lowest value of its dtype outside its spatial axes, as a
+ * stage of its own (made once) that a max pool reads without a test:
+ * worth it when each position is read by many windows (a large or
+ * dilated kernel: test_MaxPool2d_stride_padding_dilation tests its
+ * bounds 4800 times per output otherwise), each element then tested
+ * once. */
+static const char *lowest_padded(OxModel *m, OxValue *x)
+{
+    TlBuf *b = &m->pending, name;
+    const char *id;
+
+    x->used = 1;
+    for (int k = 0; k < x->nbounded; k++)
+        if (!strcmp(x->bounded[k].helper, "lowest"))
+            return x->bounded[k].id;
+    buf_init(&name);
+    buf_printf(&name, "%s_lo", x->id);
+    id = ox_ident(m, name.s);
+    buf_free(&name);
+    if (x->nbounded < 4) {
+        x->bounded[x->nbounded].helper = "lowest";
+        x->bounded[x->nbounded].mask = 0;
+        x->bounded[x->nbounded++].id = id;
+    }
+    buf_printf(b, "    # '%s' with the lowest %s outside, for the windows "
+               "that reach past it\n", x->name, dt_name(x->dt));
+    ox_lhs(b, id, x->rank);
+    buf_puts(b, "select(");
+    for (int i = 2; i < x->rank; i++)
+        buf_printf(b, "%si%d >= 0 && i%d < %lld", i > 2 ? " && " : "", i, i,
+                   (long long)x->dims[i]);
+    buf_printf(b, ", %s[i0, i1", x->id);
+    for (int i = 2; i < x->rank; i++)
+        buf_printf(b, ", clamp(i%d, 0, %lld)", i, (long long)x->dims[i] - 1);
+    buf_printf(b, "], %s(%s))\n", dt_name(x->dt), lowest(x->dt));
+    return id;
+}
+
+/* How far the window moves from one output to the next, as a volume
+ * (the product of the strides): a window of count positions over it
+ * is how many windows read each position of the input. */
+static int64_t window_step(const Window *w)
+{
+    int64_t p = 1;
+
+    for (int i = 0; i < w->ns; i++)
+        p *= w->s[i] > 0 ? w->s[i] : 1;
+    return p;
+}
+
 static int op_pool(OxModel *m)
 {
     const char *op = m->node->op_type;
@@ -549,8 +599,13 @@ static int op_pool(OxModel *m)
         buf_printf(b, "%sr%d in 0..%lld", i ? ", " : "", i,
                    (long long)win.k[i]);
     buf_puts(b, ") ");
-    if (pad && is_max) {
+    if (pad && is_max && count >= 4 * window_step(&win)) {
         /* positions outside count as the lowest value of the dtype */
+        buf_printf(b, "%s[", lowest_padded(m, x));
+        for (int i = 0; i < x->rank; i++)
+            buf_printf(b, "%s%s", i ? ", " : "", ix[i]);
+        buf_putc(b, ']');
+    } else if (pad && is_max) {
         buf_puts(b, "select(");
         for (int i = 0; i < win.ns; i++)
             buf_printf(b, "%s%s >= 0 && %s < %lld", i ? " && " : "",
