@@ -223,13 +223,17 @@ void ox_float_lit(TlBuf *b, double x)
         buf_puts(b, x > 0 ? "(1.0 / 0.0)" : "(-1.0 / 0.0)");
         return;
     }
+    if (isnan(x)) {         /* (an attribute may be one: LeakyRelu's alpha) */
+        buf_puts(b, "(0.0 / 0.0)");
+        return;
+    }
     /* the shortest form that reads back as x */
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(s, sizeof s, "%.*g", prec, x);
         if (strtod(s, NULL) == x)
             break;
     }
-    if (!strpbrk(s, ".eEn"))
+    if (!strpbrk(s, ".eE"))
         strcat(s, ".0");
     if (s[0] == '-')
         buf_printf(b, "(%s)", s);

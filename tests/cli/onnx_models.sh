@@ -6,7 +6,8 @@
 # computes with its batch size is refused with a hint to bind it, and
 # imports once bound; an attribute no importer knows is one line,
 # exit 1, no file left; BitShift of u8 past its width, on the
-# interpreter and on cpu; RoiAlign cases the importer refuses, one line
+# interpreter and on cpu; LeakyRelu with a NaN and an infinite alpha;
+# RoiAlign cases the importer refuses, one line
 # each; GridSample, RoiAlign and MaxUnpool of computed data against
 # the same ops on graph inputs.  Skipped (77) without python3-onnx
 # and numpy.
@@ -63,6 +64,16 @@ for d in LEFT RIGHT; do
             --out z.npy 2>err || fail "shift $d on $target: $(cat err)"
         "$TDSL" import --compare z.npy shift_${d}_z.pb 2>err ||
             fail "shift $d on $target: $(cat err)"
+    done
+done
+# NaN and infinite attributes.
+for m in leaky_nan leaky_inf; do
+    "$TDSL" import $m.onnx -o $m.tdsl 2>err || fail "import $m: $(cat err)"
+    for target in interp cpu; do
+        "$TDSL" run $m.tdsl --target $target --in leaky_x.pb --out y.npy \
+            2>err || fail "$m on $target: $(cat err)"
+        "$TDSL" import --compare y.npy ${m}_y.pb 2>err ||
+            fail "$m on $target: $(cat err)"
     done
 done
 # Refusals: one line naming the node and why, exit 1, no file left.

@@ -95,6 +95,21 @@ for d in ('LEFT', 'RIGHT'):
 pb(x, 'x', os.path.join(out, 'shift_x.pb'))
 pb(y, 'y', os.path.join(out, 'shift_y.pb'))
 
+# LeakyRelu with a NaN and an infinite alpha: attributes written as
+# literals (NaN had none, and the source did not check).
+xl = np.array([-1.5, -0.0, 0.0, 2.0, -3.0], np.float32)
+pb(xl, 'x', os.path.join(out, 'leaky_x.pb'))
+for name, alpha in (('leaky_nan', float('nan')), ('leaky_inf', float('inf'))):
+    g = helper.make_graph(
+        [helper.make_node('LeakyRelu', ['x'], ['y'], alpha=alpha)], name,
+        [helper.make_tensor_value_info('x', f32, [5])],
+        [helper.make_tensor_value_info('y', f32, [5])])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]),
+         os.path.join(out, name + '.onnx'))
+    with np.errstate(invalid='ignore'):
+        y = np.where(xl < 0, xl * np.float32(alpha), xl).astype(np.float32)
+    pb(y, 'y', os.path.join(out, name + '_y.pb'))
+
 # GridSample, RoiAlign and MaxUnpool whose data is computed by another
 # node: they read it at places computed from other tensors, so the
 # importer gives it a copy stage that declares its extent.  Each is
