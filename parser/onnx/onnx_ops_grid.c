@@ -202,7 +202,7 @@ static void roi_axis(OxModel *m, OxValue *rois, OxValue *y, int k,
     static const char *const suffix[2][5] = {
         {"y", "ylo", "yhi", "ywlo", "ywhi"},
         {"x", "xlo", "xhi", "xwlo", "xwhi"}};
-    TlBuf *b = &m->body;
+    TlBuf *b = &m->body, sc;
     char tmp[1024], start[200], size[1100], v[100], vc[140];
 
     for (int i = 0; i < 5; i++) {
@@ -210,12 +210,17 @@ static void roi_axis(OxModel *m, OxValue *rois, OxValue *y, int k,
         ids[i] = ox_ident(m, tmp);
     }
     rois->used = 1;
+    /* the scale as it reads back (%g kept 6 digits; NaN and inf have
+     * no literal) */
+    buf_init(&sc);
+    ox_float_lit(&sc, scale);
     /* the region's start and size on this axis (size at least 1 for
      * output_half_pixel) */
-    snprintf(start, sizeof start, "(%s[i0, %d] * f32(%g) - f32(%g))",
-             rois->id, 1 - k, scale, half ? 0.5 : 0.0);
-    snprintf(tmp, sizeof tmp, "(%s[i0, %d] - %s[i0, %d]) * f32(%g)",
-             rois->id, 3 - k, rois->id, 1 - k, scale);
+    snprintf(start, sizeof start, "(%s[i0, %d] * f32(%s) - f32(%g))",
+             rois->id, 1 - k, sc.s, half ? 0.5 : 0.0);
+    snprintf(tmp, sizeof tmp, "(%s[i0, %d] - %s[i0, %d]) * f32(%s)",
+             rois->id, 3 - k, rois->id, 1 - k, sc.s);
+    buf_free(&sc);
     if (half)
         snprintf(size, sizeof size, "%s", tmp);
     else

@@ -98,11 +98,14 @@ imp() {
     "$TDSL" fmt --check "$1.tdsl" || fail "$1.tdsl is not canonical"
 }
 for m in grid_computed grid_direct roi_computed roi_direct unpool_computed \
-         unpool_direct unpool_pool; do
+         unpool_direct unpool_pool roi_third; do
     imp $m
 done
 grep -q 'r_all\[i0 in 0\.\.1, i1 in 0\.\.1, i2 in 0\.\.4, i3 in 0\.\.4\] = r\[' \
     grid_computed.tdsl || fail "no copy stage: $(cat grid_computed.tdsl)"
+# A float attribute reads back as itself (%g wrote 0.333333).
+grep -q 'f32(0\.3333333432674408)' roi_third.tdsl ||
+    fail "spatial_scale 1/3: $(grep '_y\[' roi_third.tdsl)"
 for target in interp cpu; do
     run() {
         m=$1 o=$2

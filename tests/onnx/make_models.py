@@ -161,6 +161,11 @@ computed = {
         [helper.make_node('MaxUnpool', ['q', 'i'], ['y'], **mu)],
         [q, qi], [1, 1, 4, 4], 11),
 }
+# RoiAlign's spatial_scale 1/3: a float that is not a short decimal.
+computed['roi_third'] = (
+    [helper.make_node('RoiAlign', ['x', 'rois', 'bidx'], ['y'],
+                      **dict(ra, spatial_scale=float(np.float32(1 / 3))))],
+    [x4, rois, bidx], [1, 1, 2, 2], 16)
 for name, (nodes, ins, oshape, opset) in computed.items():
     g = helper.make_graph(nodes, name, ins,
                           [helper.make_tensor_value_info('y', f32, oshape)])
