@@ -130,6 +130,8 @@ typedef char OxIdx[512];
 void ox_read(TlBuf *b, OxValue *v, OxIdx *idx);
 void ox_read_bounded(OxModel *m, TlBuf *b, OxValue *v, const char *helper,
                      OxIdx *idx);
+/* An i64 literal, INT64_MIN included. */
+void ox_int_lit(TlBuf *b, int64_t x);
 /* Is index text s a variable alone ("i2", "r0")? */
 int ox_plain_index(const char *s);
 int ox_dims_ok(int rank, const int64_t *dims);

@@ -216,6 +216,18 @@ static int op_hardmax(OxModel *m)
     return 0;
 }
 
+/* "target == ignore_index": through i64 when the index does not fit the
+ * target's dtype (an i32 target never equals it; the literal would not
+ * check). */
+static void ignored(TlBuf *b, const OxValue *t, const char *tr, int64_t ig)
+{
+    if (t->dt != DT_I64 && (ig < INT32_MIN || ig > INT32_MAX))
+        buf_printf(b, "i64(%s) == ", tr);
+    else
+        buf_printf(b, "%s == ", tr);
+    ox_int_lit(b, ig);
+}
+
 /* The NLL of lp ([N, C, d..]) at target t ([N, d..]) with optional
  * weights w, as node output `out`. */
 static int emit_nll(OxModel *m, OxValue *lp, OxValue *t, OxValue *w,
@@ -261,9 +273,11 @@ static int emit_nll(OxModel *m, OxValue *lp, OxValue *t, OxValue *w,
         l = fresh(m, m->node->output[out], "loss");
     }
     ox_lhs(b, l, t->rank);
-    if (ig && ig->has_i)
-        buf_printf(b, "select(%s == %lld, %s(0), ", tr.s, (long long)ig->i,
-                   T);
+    if (ig && ig->has_i) {
+        buf_puts(b, "select(");
+        ignored(b, t, tr.s, ig->i);
+        buf_printf(b, ", %s(0), ", T);
+    }
     lp->used = 1;
     if (lp->kind == OX_NODE) {
         /* A stage is read at the target through a sum over the
@@ -291,9 +305,11 @@ static int emit_nll(OxModel *m, OxValue *lp, OxValue *t, OxValue *w,
     if (red == 2 && (w || (ig && ig->has_i))) {
         ws = fresh(m, m->node->output[out], "weight");
         ox_lhs(b, ws, t->rank);
-        if (ig && ig->has_i)
-            buf_printf(b, "select(%s == %lld, %s(0), ", tr.s,
-                       (long long)ig->i, T);
+        if (ig && ig->has_i) {
+            buf_puts(b, "select(");
+            ignored(b, t, tr.s, ig->i);
+            buf_printf(b, ", %s(0), ", T);
+        }
         if (w)
             buf_printf(b, "%s[%s]", w->id, tr.s);
         else

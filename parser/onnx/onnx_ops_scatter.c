@@ -107,12 +107,18 @@ static int op_scatter_elements(OxModel *m)
     ox_comment(m);
     for (int i = 0; i < x->rank; i++)
         snprintf(ii[i], sizeof ii[i], i == a ? "r0" : "i%d", i);
-    /* The condition: inside the indices' shape, and aimed here. */
-    TlBuf cond;
+    /* The condition: inside the indices' shape, and aimed here.  The
+     * indices are read only inside the shape: in a branch of select (a
+     * read after && would be an out-of-bounds read to the checker). */
+    TlBuf cond, guard;
     buf_init(&cond);
+    buf_init(&guard);
     for (int i = 0; i < x->rank; i++)
         if (i != a && ind->dims[i] < x->dims[i])
-            buf_printf(&cond, "i%d < %lld && ", i, (long long)ind->dims[i]);
+            buf_printf(&guard, "%si%d < %lld", guard.len ? " && " : "", i,
+                       (long long)ind->dims[i]);
+    if (guard.len)
+        buf_printf(&cond, "select(%s, ", guard.s);
     {
         TlBuf k;
         buf_init(&k);
@@ -121,6 +127,9 @@ static int op_scatter_elements(OxModel *m)
         aims(&cond, k.s, ik, x->dims[a]);
         buf_free(&k);
     }
+    if (guard.len)
+        buf_puts(&cond, ", false)");
+    buf_free(&guard);
     if (red == RED_NONE) {
         /* The last update aimed here wins: its position + 1, or 0. */
         snprintf(hit, sizeof hit, "%.64s_hit", y->name);

@@ -595,6 +595,12 @@ static int op_depth_space(OxModel *m)
         ox_unsupported(m, "needs an N, C, H, W input and a blocksize");
         return -1;
     }
+    /* (bs * bs below must not overflow: a hostile blocksize crashed) */
+    if (bs > (to_space ? x->dims[1] : x->dims[2]) || bs > OX_MAX_DIM) {
+        ox_unsupported(m, "blocksize %lld is larger than the %s",
+                       (long long)bs, to_space ? "channels" : "height");
+        return -1;
+    }
     if (to_space) {
         if (x->dims[1] % (bs * bs)) {
             ox_unsupported(m, "channels not divisible by blocksize^2");
@@ -647,6 +653,7 @@ static int op_eye_like(OxModel *m)
     OxValue *x = ox_in(m, 0), *y;
     const Onnx__AttributeProto *da = ox_attr(m, "dtype");
     TlDType dt;
+    int64_t k;
 
     if (!x || x->rank != 2) {
         ox_unsupported(m, "needs a 2-D input");
@@ -655,15 +662,20 @@ static int op_eye_like(OxModel *m)
     dt = da && da->has_i ? ox_dtype((int32_t)da->i) : x->dt;
     if (!(y = ox_out(m, 0, dt, 2, x->dims)))
         return -1;
+    /* i1 - i0 lies in -rows .. cols: a diagonal further out is empty,
+     * and its k (up to +-2^63) is not an i32 literal */
+    k = ox_attr_i(m, "k", 0);
+    if (k > x->dims[1])
+        k = x->dims[1];
+    if (k < -x->dims[0])
+        k = -x->dims[0];
     ox_comment(m);
     ox_lhs(&m->body, y->id, 2);
     if (dt == DT_BOOL)
-        buf_printf(&m->body, "i1 - i0 == %lld\n",
-                   (long long)ox_attr_i(m, "k", 0));
+        buf_printf(&m->body, "i1 - i0 == %lld\n", (long long)k);
     else
         buf_printf(&m->body, "select(i1 - i0 == %lld, %s(1), %s(0))\n",
-                   (long long)ox_attr_i(m, "k", 0), dt_name(dt),
-                   dt_name(dt));
+                   (long long)k, dt_name(dt), dt_name(dt));
     return 0;
 }
 
@@ -698,7 +710,7 @@ static int op_reverse_sequence(OxModel *m)
 static int op_lrn(OxModel *m)
 {
     OxValue *x = ox_in(m, 0), *y;
-    int64_t size = ox_attr_i(m, "size", 0), lo;
+    int64_t size = ox_attr_i(m, "size", 0), lo, win;
     const char *T;
     Idx idx[TL_MAX_RANK];
     TlBuf *b = &m->body;
@@ -712,6 +724,15 @@ static int op_lrn(OxModel *m)
     T = dt_name(x->dt);
     lo = (size - 1) / 2;
     plain(idx, x->rank);
+    /* A window wider than 2C - 1 reaches past every channel on both
+     * sides: only zeros beyond, and a sum of squares is the same
+     * without them (a size of 2^31 made a reduction no i32 holds).
+     * alpha / size keeps the size given. */
+    win = size;
+    if (size > 2 * x->dims[1] - 1) {
+        win = 2 * x->dims[1] - 1;
+        lo = x->dims[1] - 1;
+    }
     ox_comment(m);
     ox_lhs(b, y->id, x->rank);
     rd(m, b, x, idx, NULL);
@@ -719,7 +740,7 @@ static int op_lrn(OxModel *m)
     ox_float_lit(b, ox_attr_f(m, "bias", 1.0));
     buf_printf(b, ") + %s(", T);
     ox_float_lit(b, ox_attr_f(m, "alpha", 1e-4) / (double)size);
-    buf_printf(b, ") * (sum(r0 in 0..%lld) ", (long long)size);
+    buf_printf(b, ") * (sum(r0 in 0..%lld) ", (long long)win);
     snprintf(idx[1], sizeof idx[0], "i1 + r0 - %lld", (long long)lo);
     rd(m, b, x, idx, "zero_pad");
     buf_puts(b, " * ");

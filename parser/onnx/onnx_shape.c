@@ -215,6 +215,14 @@ void ox_lhs(TlBuf *b, const char *id, int rank)
     buf_puts(b, "] = ");
 }
 
+void ox_int_lit(TlBuf *b, int64_t x)
+{
+    if (x == INT64_MIN)     /* 9223372036854775808 is no literal */
+        buf_puts(b, "(i64(-9223372036854775807) - 1)");
+    else
+        buf_printf(b, "%lld", (long long)x);
+}
+
 void ox_float_lit(TlBuf *b, double x)
 {
     char s[64];

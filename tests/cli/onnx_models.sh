@@ -76,6 +76,22 @@ for m in leaky_nan leaky_inf; do
             fail "$m on $target: $(cat err)"
     done
 done
+# Attributes at the ends of their range.
+for t in "ext_eye_1 ext_eye_x.pb:ext_eye_y.pb" "ext_eye_0 ext_eye_x.pb:ext_eye_y.pb" \
+         "ext_lrn ext_x.pb:ext_lrn_y.pb" \
+         "ext_nll ext_nll_in.pb,ext_nll_t.pb:ext_nll_loss.pb" \
+         "ext_scatter ext_sc_data.pb,ext_sc_ind.pb,ext_sc_upd.pb:ext_sc_y.pb"; do
+    m=${t%% *} io=${t#* }
+    ins=$(echo "${io%%:*}" | sed 's/,/ --in /g') want=${io#*:}
+    "$TDSL" import $m.onnx -o $m.tdsl 2>err || fail "import $m: $(cat err)"
+    for target in interp cpu; do
+        # shellcheck disable=SC2086
+        "$TDSL" run $m.tdsl --target $target --in $ins --out o.npy 2>err ||
+            fail "$m on $target: $(cat err)"
+        "$TDSL" import --compare o.npy $want 2>err ||
+            fail "$m on $target: $(cat err)"
+    done
+done
 # Refusals: one line naming the node and why, exit 1, no file left.
 refused() {
     "$TDSL" import "$1.onnx" -o ref.tdsl 2>err
@@ -87,6 +103,8 @@ refused() {
     return 0
 }
 refused roi_max "node 'ra' (RoiAlign, opset 16): mode 'max' is not supported"
+refused ext_d2s "node 'y' (DepthToSpace, opset 11): blocksize \
+4611686018427387904 is larger than the channels"
 refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
 (adaptive) is not supported"
 

@@ -110,6 +110,72 @@ for name, alpha in (('leaky_nan', float('nan')), ('leaky_inf', float('inf'))):
         y = np.where(xl < 0, xl * np.float32(alpha), xl).astype(np.float32)
     pb(y, 'y', os.path.join(out, name + '_y.pb'))
 
+# Integer attributes at the ends of their range (found by importing the
+# suite's node tests with each int attribute set to 0, -1, 2^31, 2^62
+# and -2^63): each imports and runs, against numpy, or is refused.
+xe = rng.standard_normal((2, 3, 2, 2)).astype(np.float32)
+pb(xe, 'x', os.path.join(out, 'ext_x.pb'))
+x4e = helper.make_tensor_value_info('x', f32, [2, 3, 2, 2])
+
+
+def single(name, node, ins, outs, opset=13):
+    g = helper.make_graph([node], name, ins, outs)
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)]),
+         os.path.join(out, name + '.onnx'))
+
+
+# DepthToSpace with a blocksize whose square overflows: refused.
+single('ext_d2s', helper.make_node('DepthToSpace', ['x'], ['y'],
+                                   blocksize=2**62),
+       [x4e], [helper.make_tensor_value_info('y', f32, [2, 3, 2, 2])], 11)
+# EyeLike beyond the matrix: all zeros.
+x2e = helper.make_tensor_value_info('x', f32, [3, 4])
+pb(np.zeros((3, 4), np.float32), 'x', os.path.join(out, 'ext_eye_x.pb'))
+for k in (2**31, -2**63):
+    single('ext_eye_%d' % (k > 0), helper.make_node('EyeLike', ['x'], ['y'],
+                                                   k=k),
+           [x2e], [helper.make_tensor_value_info('y', f32, [3, 4])], 9)
+pb(np.zeros((3, 4), np.float32), 'y', os.path.join(out, 'ext_eye_y.pb'))
+# LRN with a window wider than the channels: every channel, alpha / size.
+size = 2**31
+single('ext_lrn', helper.make_node('LRN', ['x'], ['y'], size=size,
+                                   alpha=1e3, beta=0.75, bias=1.0),
+       [x4e], [helper.make_tensor_value_info('y', f32, [2, 3, 2, 2])])
+sq = (xe.astype(np.float64) ** 2).sum(axis=1, keepdims=True)
+pb((xe / (1.0 + np.float32(1e3) / size * sq) ** 0.75).astype(np.float32),
+   'y', os.path.join(out, 'ext_lrn_y.pb'))
+# NegativeLogLikelihoodLoss whose ignore_index is -2^63: never equal.
+lp = rng.standard_normal((3, 5)).astype(np.float32)
+tg = np.array([0, 4, 2], np.int64)
+pb(lp, 'input', os.path.join(out, 'ext_nll_in.pb'))
+pb(tg, 'target', os.path.join(out, 'ext_nll_t.pb'))
+single('ext_nll', helper.make_node('NegativeLogLikelihoodLoss',
+                                   ['input', 'target'], ['loss'],
+                                   ignore_index=-2**63),
+       [helper.make_tensor_value_info('input', f32, [3, 5]),
+        helper.make_tensor_value_info('target', TensorProto.INT64, [3])],
+       [helper.make_tensor_value_info('loss', f32, [])])
+pb(np.array(-lp[np.arange(3), tg].mean(), np.float32), 'loss',
+   os.path.join(out, 'ext_nll_loss.pb'))
+# ScatterElements whose indices are narrower than the data on another
+# axis than the scatter's: the rest keeps the data.
+pb(np.arange(10, dtype=np.float32).reshape(2, 5), 'data',
+   os.path.join(out, 'ext_sc_data.pb'))
+pb(np.array([[1, 0]], np.int64), 'indices',
+   os.path.join(out, 'ext_sc_ind.pb'))
+pb(np.array([[-1, -2]], np.float32), 'updates',
+   os.path.join(out, 'ext_sc_upd.pb'))
+single('ext_scatter', helper.make_node('ScatterElements',
+                                       ['data', 'indices', 'updates'], ['y'],
+                                       axis=0),
+       [helper.make_tensor_value_info('data', f32, [2, 5]),
+        helper.make_tensor_value_info('indices', TensorProto.INT64, [1, 2]),
+        helper.make_tensor_value_info('updates', f32, [1, 2])],
+       [helper.make_tensor_value_info('y', f32, [2, 5])], 11)
+ys = np.arange(10, dtype=np.float32).reshape(2, 5)
+ys[1, 0], ys[0, 1] = -1, -2
+pb(ys, 'y', os.path.join(out, 'ext_sc_y.pb'))
+
 # GridSample, RoiAlign and MaxUnpool whose data is computed by another
 # node: they read it at places computed from other tensors, so the
 # importer gives it a copy stage that declares its extent.  Each is
