@@ -244,6 +244,61 @@ void acc_cg_emit_store(TlBuf *o, const AccMachine *m, const char *space,
 int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
                   AccCgProgram *p, TlLoc loc);
 
+/* A matmul whose B reads its input through a sliding window
+ * (cg_win.c), as a convolution's does: B[k, j] = X[.., y + r, x + s]
+ * with (y, x) output loops of B's side (j) and (r, s) reduction loops
+ * of the same coefficients in B's index.  The j tiles of one node of
+ * the k split's level cover a block of BH output rows by BX tiles of
+ * Mr positions along x, and each PE keeps, for its kspan-th share of
+ * the channels (the other reduction loops), the block's input rows
+ * and columns once in its LM (its "window image", rows x rowlen long
+ * words, two neighbouring x in the lanes of a long word, one copy per
+ * parity of x): the mwrite of tile (pair v, window offset r, s) reads
+ * it with stride 2 long words, so the nine shifted copies of the
+ * im2col image are never loaded. */
+typedef struct AccCgWin {
+    int jx, jy, rx, ry;     /* loops; jy, ry: -1 when absent */
+    int ol[TL_MAX_RANK], nol;   /* other j loops (a batch), outer first */
+    int cl[TL_MAX_RANK], ncl;   /* other reduction loops (channels) */
+    int64_t ext[TL_MAX_RANK];
+    int64_t X, Y, S, R, O, C;
+    /* The shape at one k split: kspan groups of G PEs share the
+     * channels, Nc of them per k tile; tiles of Mr positions, tw
+     * sub-cycles. */
+    int64_t kspan, Nc, Mr, tw;
+    int64_t BX, BH, XB, YB;     /* a block; blocks along x and y */
+    int64_t CU, cols, rowlen, rows, words;
+} AccCgWin;
+/* 0 when B (coefficients coef over the loops, j loops jl in output
+ * order) reads through a window; 1 otherwise. */
+int acc_cg_win_match(AccCgWin *w, const int64_t *ext, const int64_t *coef,
+                     const int *jl, int nj, int nout, int nloops);
+/* Blocks for NH nodes and the window image: the pairs per node (JV),
+ * or -1 when the blocks do not fit the nodes or the image lm_words. */
+int64_t acc_cg_win_shape(AccCgWin *w, int64_t NH, int64_t kspan,
+                         int64_t Nc, int64_t Mr, int64_t tw,
+                         int64_t lm_words);
+/* Tiles per group along k: channel slots x window offsets. */
+int64_t acc_cg_win_ku(const AccCgWin *w);
+/* Sets the reduction loops' values in v for k tile u of group km, PE
+ * p: 0, or -1 when that is padding (no channel). */
+int acc_cg_win_k(const AccCgWin *w, int64_t u, int64_t km, int64_t p,
+                 int64_t *v);
+/* Sets the j and reduction loops' values in v for lane l of long word
+ * U of the window image of node g's group km, PE p: 0, or -1 when no
+ * output of the node reads it. */
+int acc_cg_win_img(const AccCgWin *w, int64_t g, int64_t km, int64_t p,
+                   int64_t U, int l, int64_t *v);
+/* Long word of the window image that tile u of pair v starts at. */
+int64_t acc_cg_win_tile(const AccCgWin *w, int64_t v, int64_t u);
+/* Long words of the image that pairs 0 .. v read (a multiple of 4,
+ * so that each pair's new words load as whole dist.L1s). */
+int64_t acc_cg_win_end(const AccCgWin *w, int64_t v);
+/* The node, pair and position in the tile of the output whose loop
+ * values are v. */
+void acc_cg_win_out(const AccCgWin *w, const int64_t *v, int64_t *g,
+                    int64_t *pair, int64_t *jj);
+
 /* Compiles an elementwise kernel (one loop nest storing a pointwise f32
  * expression of its inputs, read at the output's index or broadcast)
  * for machine m.  Returns 0, or -1 after reporting at loc what it

@@ -56,6 +56,15 @@
  * channels, the L1 link, the chains of latencies), and plan() takes
  * the cheapest.
  *
+ * When B reads its input through a window (a convolution: cg_win.c),
+ * plan() also prices B from a window image: each PE keeps its node's
+ * block of input rows once in lm1 (with a halo), each mwrite reads a
+ * tile's shifted columns from it with stride 4 words, and pair v's new
+ * rows load in pair v - 1's bundles, once for all chunks of A (which
+ * then load by themselves into lm0, the first beside the first rows).
+ * The k order changes to (channel slot, r, s) per group, the j tiles
+ * of a node to a block of rows by tiles along x.
+ *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
  * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
  * tile written by two .dd mwrites, and each PE sums 4 columns j in
@@ -72,10 +81,18 @@
  * loads by itself, unless B stays in the LMs across chunks.  f16 1024
  * and 2048 cannot reach 70% of the 8x f16 peak with dram_bw 32: C alone
  * (f32, 512K lw at 1024) takes 4096 cycles on the 4 channels, as long
- * as the whole f16 matmul 1024 at peak.  conv2d loads its im2col image
- * (9 copies of X) from DRAM: about 1700 steps of DMA for 821 mfma
- * steps; forming the tiles on the chip (halo rows through the BMs)
- * would remove that.
+ * as the whole f16 matmul 1024 at peak.  conv2d 1x64x56x56 (3x3)
+ * reads its window image (72 long words per PE, 442K lw of DRAM, was
+ * 1M for the im2col image) and computes at the matrix unit's pace
+ * once started (47%), but the start takes 868 steps for 864 mfma
+ * steps: A's run (the weights, 36864 lw broadcast on every channel,
+ * 288 steps of DRAM) keeps one DMA in flight behind two BM buffers
+ * and waits out each one's latency (about 500 steps); more buffers in
+ * the L2BM, or the first pair's tiles starting as A's pieces land (a
+ * piece is one k tile), would bring it near 60%.  The window image
+ * stays in lm1, so A chunks cannot alternate the LMs (an mfma reading
+ * A from lm1 beside an mwrite reading the image); and on `test` the
+ * 56x56 image does not fit an LM (a ring of rows would).
  */
 #include "codegen/acc/cg_int.h"
 
@@ -124,6 +141,11 @@ typedef struct Mm {
      * them in order, each load filling the BMs, the next A chunk in
      * shares behind each pair's reduction and B set. */
     int oneq;
+    /* B reads through a window (cg_win.c; win: its image is used):
+     * each PE's window image stays in lm1 from word 0, pair v's new
+     * rows loading in the bundles of pair v - 1 of the first chunk. */
+    AccCgWin w;
+    int canwin, win;
 } Mm;
 
 /* The overlap engine's queues, first served first: the next B set
@@ -192,6 +214,23 @@ static int64_t elem(const Mm *x, const AccCgIn *in, int64_t i, int64_t j,
     return at;
 }
 
+/* in's element at row i of A's side and the other loops' values v
+ * (A reads no j loop). */
+static int64_t elem_at(const Mm *x, const AccCgIn *in, int64_t i,
+                       int64_t *v)
+{
+    const int64_t *ext = x->g.p->ext;
+    int64_t at = in->k;
+
+    for (int l = x->ni - 1; l >= 0; l--) {
+        v[x->il[l]] = i % ext[x->il[l]];
+        i /= ext[x->il[l]];
+    }
+    for (int l = 0; l < x->g.nloops; l++)
+        at += in->coef[l] * v[l];
+    return at;
+}
+
 /* Lanes of a long word (of PE pe inside the scope, word w) of the
  * image of A chunk mc, load piece q; B set v, piece q. */
 static void a_elems(const Mm *x, int64_t mc, int64_t w, int64_t pe,
@@ -202,6 +241,13 @@ static void a_elems(const Mm *x, int64_t mc, int64_t w, int64_t pe,
     int64_t u = w / x->Mc, i = mc * x->Mc + w % x->Mc;
     int64_t kt = km + x->kspan * u;
 
+    if (x->win) {
+        int64_t v[TL_MAX_RANK] = {0};
+        e[1] = -1;
+        e[0] = i < x->M && !acc_cg_win_k(&x->w, u, km, p, v)
+                   ? elem_at(x, in, i, v) : -1;
+        return;
+    }
     for (int l = 0; l < x->ew; l++) {
         int64_t k = kt * x->Nc + p * x->cn + l;
         e[l] = -1;
@@ -234,6 +280,34 @@ static void b_elems(const Mm *x, int64_t v, int64_t w, int64_t pe,
     }
 }
 
+/* Lanes of long word U of PE pe's window image. */
+static void w_elems(const Mm *x, int64_t U, int64_t pe, int64_t *e)
+{
+    const AccCgIn *in = &x->g.p->ins[x->b];
+    int64_t gm = pe / x->G;
+
+    for (int l = 0; l < 2; l++) {
+        int64_t v[TL_MAX_RANK] = {0};
+        e[l] = acc_cg_win_img(&x->w, gm / x->kspan, gm % x->kspan, pe % x->G,
+                              U, l, v)
+                   ? -1 : elem_at(x, in, 0, v);
+    }
+}
+
+/* Long words per PE of B set v: a window image's rows new to pair v,
+ * or KU tiles. */
+static int64_t bset(const Mm *x, int64_t v)
+{
+    return x->win ? acc_cg_win_end(&x->w, v) - acc_cg_win_end(&x->w, v - 1)
+                  : x->KU * x->tw;
+}
+
+/* Loads of B set v. */
+static int64_t b_n(const Mm *x, int64_t v)
+{
+    return (bset(x, v) + x->Wb - 1) / x->Wb;
+}
+
 /* Long words per PE of piece q of a run of `total` in pieces of W. */
 static int64_t piece(int64_t q, int64_t W, int64_t total)
 {
@@ -241,10 +315,12 @@ static int64_t piece(int64_t q, int64_t W, int64_t total)
 }
 
 /* A chunk mc loads in the bundles of the chunk before, in BM words
- * of its own (Wa per piece), or by itself, filling the BMs (Wa0). */
+ * of its own (Wa per piece), or by itself, filling the BMs (Wa0).
+ * Beside a window image's first rows, the first chunk keeps to its
+ * words too. */
 static int rides(const Mm *x, int64_t mc)
 {
-    return x->adb && mc > 0 && !x->oneq;
+    return !x->oneq && (x->win || (x->adb && mc > 0));
 }
 
 static int64_t a_w(const Mm *x, int64_t mc)
@@ -274,10 +350,7 @@ static void build_maps(Mm *x)
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
     int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
-    int64_t wa = x->Mc * x->KU, wb = x->KU * x->tw;
-    TlBuf red;              /* the last pair's reduction, not yet out */
-
-    buf_init(&red);
+    int64_t wa = x->Mc * x->KU;
     AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
 
     A->nmap = x->ew * a_off(x, x->NMC);
@@ -302,16 +375,20 @@ static void build_maps(Mm *x)
                     memcpy(A->map + at, e, (size_t)x->ew * sizeof *e);
                 }
     for (int64_t v = 0; v < x->JV; v++)
-        for (int64_t q = 0; q < x->nb; q++)
+        for (int64_t q = 0, n = bset(x, v); q < b_n(x, v); q++)
             for (int64_t pe = 0; pe < P; pe++)
                 for (int64_t w = 0; w < x->Wb; w++) {
                     int64_t e[4], at;
-                    if (q * x->Wb + w >= wb)
+                    if (q * x->Wb + w >= n)
                         continue;
-                    b_elems(x, v, q * x->Wb + w, pe, e);
+                    if (x->win)
+                        w_elems(x, acc_cg_win_end(&x->w, v - 1) +
+                                       q * x->Wb + w, pe, e);
+                    else
+                        b_elems(x, v, q * x->Wb + w, pe, e);
                     at = ((v * x->nb + q) * P * x->Wb +
                           acc_cg_img_pos(m, pe, w,
-                                         piece(q, x->Wb, wb))) * x->ew;
+                                         piece(q, x->Wb, n))) * x->ew;
                     memcpy(B->map + at, e, (size_t)x->ew * sizeof *e);
                 }
 }
@@ -335,7 +412,10 @@ static void build_omap(Mm *x)
             j = j * p->ext[x->jl[l]] + v[x->jl[l]];
         int64_t mc = i / x->Mc, ii = i % x->Mc, s = ii / 4, c = ii % 4;
         int64_t jt = j / x->Mr, jj = j % x->Mr, g = jt % x->NH;
-        int64_t jv = jt / x->NH, pe = jj / x->cm, l = jj % x->cm;
+        int64_t jv = jt / x->NH;
+        if (x->win)
+            acc_cg_win_out(&x->w, v, &g, &jv, &jj);
+        int64_t pe = jj / x->cm, l = jj % x->cm;
         int64_t lw = ((mc * x->JV + jv) * x->NH + g) * tile +
                      (s * 4 * G + c * G + pe) * x->rw;
         p->omap[e] = 2 * lw + l;
@@ -360,13 +440,6 @@ static const char *lm_name(int lm)
     return lm ? "lm1" : "lm0";
 }
 
-static void load(const Mm *x, int64_t at, int64_t q, int64_t W,
-                 int64_t total, int lm, int64_t dst, int k)
-{
-    acc_cg_emit_load_in(&x->g.p->text, x->g.m, at, piece(q, W, total),
-                        lm_name(lm), dst + 2 * q * W, k, 0, x->offb);
-}
-
 /* Ends bundle line: the overlapped load's next op, if any, rides in
  * it (reads: the LMs the bundle reads, bit i for lm<i>). */
 static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads)
@@ -379,20 +452,27 @@ static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads)
 }
 
 /* Part h of B tile u's mwrite (f32: one; f16: two .dd, rows 0 and 8)
- * from LM bl into register R. */
-static void mwrite(const Mm *x, TlBuf *o, int bl, int64_t lb, int64_t u,
-                   int h, const char *R)
+ * from LM bl into register R; with a window image, pair v's tile u
+ * from where the image has it. */
+static void mwrite(const Mm *x, TlBuf *o, int bl, int64_t lb, int64_t v,
+                   int64_t u, int h, const char *R)
 {
+    if (x->win) {
+        buf_printf(o, "mwrite.f32 lm%d[%lld by 4] -> %s[0]", bl,
+                   (long long)(2 * acc_cg_win_tile(&x->w, v, u)), R);
+        return;
+    }
     buf_printf(o, "mwrite.%s lm%d[%lld+]%s -> %s[%d]", dt_name(x->dt), bl,
                (long long)(lb + 2 * x->tw * u + 16 * h),
                x->rw == 2 ? ".dd" : "", R, 8 * h);
 }
 
-/* The mfma steps of one j set whose B tiles are in lm<1 - al> from
+/* The mfma steps of j set v whose B tiles are in lm<1 - al> from
  * word lb, A's in lm<al>, summing into GRF R (r or s); ov: what rides
  * in their free slots (the last set's reduction, the next set's load,
  * a share of the next A chunk). */
-static void emit_tiles(Mm *x, int al, int64_t lb, AccCgOverlap *ov, char R)
+static void emit_tiles(Mm *x, int al, int64_t lb, int64_t v,
+                       AccCgOverlap *ov, char R)
 {
     TlBuf *o = &x->g.p->text;
     int64_t steps = x->Mc / 4, rs = 8 * x->rw;
@@ -401,7 +481,7 @@ static void emit_tiles(Mm *x, int al, int64_t lb, AccCgOverlap *ov, char R)
     int bl = 1 - al;
 
     for (int h = 0; h < nmw; h++) {
-        mwrite(x, o, bl, lb, 0, h, "x");
+        mwrite(x, o, bl, lb, v, 0, h, "x");
         end_bundle(o, ov, 1 << bl);
     }
     for (int64_t u = 0; u < x->KU; u++) {
@@ -421,12 +501,12 @@ static void emit_tiles(Mm *x, int al, int64_t lb, AccCgOverlap *ov, char R)
             mw = s < nmw && u + 1 < x->KU;
             if (mw) {
                 buf_puts(o, " ; ");
-                mwrite(x, o, bl, lb, u + 1, (int)s, Xn);
+                mwrite(x, o, bl, lb, v, u + 1, (int)s, Xn);
             }
             end_bundle(o, ov, 1 << al | (mw ? 1 << bl : 0));
         }
         for (int64_t h = steps; h < nmw && u + 1 < x->KU; h++) {
-            mwrite(x, o, bl, lb, u + 1, (int)h, Xn);
+            mwrite(x, o, bl, lb, v, u + 1, (int)h, Xn);
             end_bundle(o, ov, 1 << bl);
         }
     }
@@ -519,18 +599,27 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
     free(at);
 }
 
-/* Queues in ov the load of B set v for pair number `pair` into LM
- * bl. */
+/* Queues in ov (or, without, writes) the load of B set v for pair
+ * number `pair` into LM bl: a window image's rows go after the rows
+ * before them. */
 static void ov_b(const Mm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
                  int bl)
 {
-    int64_t P = acc_machine_pes(x->g.m), wb = x->KU * x->tw;
+    int64_t P = acc_machine_pes(x->g.m), n = bset(x, v);
+    int64_t dst = x->win ? 2 * acc_cg_win_end(&x->w, v - 1) : half(x, pair);
 
-    for (int64_t q = 0; q < x->nb; q++)
-        acc_cg_ov_load(ov, qid(x, Q_B), x->b_at + (v * x->nb + q) * P * x->Wb,
-                       piece(q, x->Wb, wb), lm_name(bl),
-                       half(x, pair) + 2 * q * x->Wb,
-                       acc_bm_levels(x->g.m) + 1, 0, x->offb);
+    for (int64_t q = 0; q < b_n(x, v); q++) {
+        int64_t at = x->b_at + (v * x->nb + q) * P * x->Wb;
+        if (ov)
+            acc_cg_ov_load(ov, qid(x, Q_B), at, piece(q, x->Wb, n),
+                           lm_name(bl), dst + 2 * q * x->Wb,
+                           acc_bm_levels(x->g.m) + 1, 0, x->offb);
+        else
+            acc_cg_emit_load_in(&x->g.p->text, x->g.m, at,
+                                piece(q, x->Wb, n), lm_name(bl),
+                                dst + 2 * q * x->Wb,
+                                acc_bm_levels(x->g.m) + 1, 0, x->offb);
+    }
 }
 
 static void emit(Mm *x)
@@ -538,8 +627,6 @@ static void emit(Mm *x)
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
     TlBuf *o = &p->text;
-    int nbm = acc_bm_levels(m);
-    int64_t P = acc_machine_pes(m), wb = x->KU * x->tw;
     TlBuf red;              /* the last pair's reduction, not yet out */
 
     buf_init(&red);
@@ -547,12 +634,13 @@ static void emit(Mm *x)
     buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the %s "
                "matrix unit: k split over %lld groups (level %d), j over "
                "%lld; %lld k tiles and %lld j tiles per group, rows in "
-               "chunks of %lld%s%s\n", x->g.c->k->name, (long long)x->M,
+               "chunks of %lld%s%s%s\n", x->g.c->k->name, (long long)x->M,
                (long long)x->K, (long long)x->N, dt_name(x->dt),
                (long long)x->kspan, x->h,
                (long long)x->NH, (long long)x->KU, (long long)x->JV,
                (long long)x->Mc, x->adb ? ", double-buffered" : "",
-               x->arun ? "; A loads in runs" : "");
+               x->arun ? "; A loads in runs" : "",
+               x->win ? "; B from a window image" : "");
     for (int i = 0; i < 2; i++)
         buf_printf(o, ".input %s %s[%lld] d[%lld]\n", p->ins[i].name,
                    dt_name(x->dt),
@@ -564,12 +652,20 @@ static void emit(Mm *x)
     for (int64_t mc = 0; mc < x->NMC; mc++) {
         int al = a_lm(x, mc);
         AccCgOverlap ov;
-        if (!x->adb || mc == 0)
-            a_run(x, NULL, mc, 0, a_n(x, mc));
-        if (mc == 0)
-            for (int64_t q = 0; q < x->nb; q++)
-                load(x, x->b_at + q * P * x->Wb, q, x->Wb, wb, 1 - al,
-                     half(x, 0), nbm + 1);
+        /* The first A chunk and the first rows of a window image load
+         * side by side: they are what the first pair waits for. */
+        if (mc == 0 && rides(x, 0)) {
+            acc_cg_ov_init(&ov, m);
+            a_run(x, &ov, 0, 0, a_n(x, 0));
+            ov_b(x, &ov, 0, 0, 1 - al);
+            acc_cg_ov_flush(&ov, o, ~0u);
+            acc_cg_ov_free(&ov);
+        } else {
+            if (!x->adb || mc == 0)
+                a_run(x, NULL, mc, 0, a_n(x, mc));
+            if (mc == 0)
+                ov_b(x, NULL, 0, 0, 1 - al);
+        }
         /* The next A chunk's run rides in all of this chunk's pairs,
          * in a queue of its own, beside each pair's B set and
          * reduction. */
@@ -582,10 +678,8 @@ static void emit(Mm *x)
             int last = pair + 1 == x->NMC * x->JV;
             if (!x->db) {
                 if (pair > 0)
-                    for (int64_t q = 0; q < x->nb; q++)
-                        load(x, x->b_at + (v * x->nb + q) * P * x->Wb, q,
-                             x->Wb, wb, 1 - al, half(x, pair), nbm + 1);
-                emit_tiles(x, al, half(x, pair), NULL, 'r');
+                    ov_b(x, NULL, v, pair, 1 - al);
+                emit_tiles(x, al, half(x, pair), v, NULL, 'r');
                 emit_reduce(x, o, mc, v, 'r');
                 continue;
             }
@@ -600,14 +694,16 @@ static void emit(Mm *x)
                 acc_cg_ov_text(&ov, qid(x, Q_RED), red.s);
                 red.len = 0;
             }
-            if (!last && !(x->oneq && x->adb && nmc != mc))
+            /* A window image stays: only the first chunk loads it. */
+            if (!last && !(x->oneq && x->adb && nmc != mc) &&
+                !(x->win && nmc > 0))
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
             if (x->oneq && x->adb && mc + 1 < x->NMC)
                 a_run(x, &ov, mc + 1, v * a_n(x, mc + 1) / x->JV,
                       (v + 1) * a_n(x, mc + 1) / x->JV);
             if (!last && x->oneq && x->adb && nmc != mc)
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
-            emit_tiles(x, al, half(x, pair), &ov, "rs"[pair % 2]);
+            emit_tiles(x, al, half(x, pair), v, &ov, "rs"[pair % 2]);
             emit_reduce(x, &red, mc, v, "rs"[pair % 2]);
         }
         acc_cg_ov_flush(&ov, o, ~0u);
@@ -664,6 +760,9 @@ static int regions(Mm *x, int apart)
     int nbm = acc_bm_levels(m), nbuf = x->arun ? 2 : 1;
     int64_t len = x->Mc * x->G * x->rw, wb = (x->KU * x->tw + 3) / 4 * 4;
 
+    /* A window image's largest set: the first pair's rows. */
+    if (x->win)
+        wb = bset(x, 0);
     memset(x->offa, 0, sizeof x->offa);
     memset(x->offb, 0, sizeof x->offb);
     x->oneq = 0;
@@ -679,9 +778,10 @@ static int regions(Mm *x, int apart)
 }
 
 /* Everything that follows from splitting k at level h, with A chunks
- * double-buffered when adb; 0, or -1 when it does not fit the
- * machine's memories (or adb buys nothing: one chunk). */
-static int shape_at(Mm *x, int h, int adb, int arun, int apart)
+ * double-buffered when adb, B from a window image when win; 0, or -1
+ * when it does not fit the machine's memories (or adb buys nothing:
+ * one chunk). */
+static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -692,6 +792,18 @@ static int shape_at(Mm *x, int h, int adb, int arun, int apart)
     x->NH = x->NM / x->kspan;
     x->KU = (x->KT + x->kspan - 1) / x->kspan;
     x->JV = (x->JT + x->NH - 1) / x->NH;
+    /* The window image stays in lm1 for all chunks: A's chunks load
+     * by themselves into lm0. */
+    x->win = win;
+    if (win) {
+        if (!x->canwin || adb)
+            return -1;
+        x->JV = acc_cg_win_shape(&x->w, x->NH, x->kspan, x->Nc, x->Mr,
+                                 x->tw, m->lm_words);
+        if (x->JV < 0)
+            return -1;
+        x->KU = acc_cg_win_ku(&x->w);
+    }
     /* Rows per chunk: A's KU tiles in lm0, the sums in GRF, the
      * partial tiles in every BM on the way up. */
     cap = m->lm_words / x->KU;
@@ -710,13 +822,13 @@ static int shape_at(Mm *x, int h, int adb, int arun, int apart)
         cap = (m->lm_words - 2 * x->KU * x->tw) / x->KU;
     cap = cap / 4 * 4;
     x->arun = arun;
-    if (cap < 4 || x->KU * x->tw > m->lm_words)
+    if (cap < 4 || (!win && x->KU * x->tw > m->lm_words))
         return -1;
     x->Mc = (x->M + 3) / 4 * 4;
     if (x->Mc > cap)
         x->Mc = cap;
     x->NMC = (x->M + x->Mc - 1) / x->Mc;
-    x->db = 2 * x->KU * x->tw <= m->lm_words;
+    x->db = win || 2 * x->KU * x->tw <= m->lm_words;
     x->adb = adb;
     x->boff = 0;
     if (adb) {
@@ -728,7 +840,7 @@ static int shape_at(Mm *x, int h, int adb, int arun, int apart)
     }
     if (regions(x, apart) || (apart && x->oneq))
         return -1;
-    x->nb = (x->KU * x->tw + x->Wb - 1) / x->Wb;
+    x->nb = b_n(x, 0);
     return 0;
 }
 
@@ -820,16 +932,24 @@ static double ride_steps(const Mm *x, int a)
     double top = (double)(x->Mc * x->G * x->rw) *
                  (double)(acc_cg_scope_pes(m, nbm) /
                           acc_cg_scope_pes(m, x->h < nbm ? x->h : nbm));
-    double dram = chan_words(m, nbm + 1, wb) + top * (double)per;
-    double l1 = x->Mc / 4.0 * x->rw + wb / 4.0;
+    double dram, l1;
+
+    /* A window image's rows: what pairs after the first load, each. */
+    if (x->win)
+        wb = (x->w.words - acc_cg_win_end(&x->w, 0)) /
+             (x->JV > 1 ? x->JV - 1 : 1);
+    dram = chan_words(m, nbm + 1, wb) + top * (double)per;
+    l1 = x->Mc / 4.0 * x->rw + wb / 4.0;
 
     if (a) {
         dram += chan_words(m, x->h, wa) / (double)x->JV;
         l1 += wa / 4.0 / (double)x->JV;
     }
     dram /= m->dram_bw * m->step_cycles;
-    return fmax(fmax(dram, l1), fmax(x->nb * load_steps(m, nbm + 1, x->Wb),
-                                     red_steps(x)));
+    return fmax(fmax(dram, l1),
+                fmax((double)((wb + x->Wb - 1) / x->Wb) *
+                         load_steps(m, nbm + 1, wb < x->Wb ? wb : x->Wb),
+                     red_steps(x)));
 }
 
 /* The program's steps as emit() writes it, roughly: a double-buffered
@@ -852,6 +972,10 @@ static double estimate(const Mm *x)
                    ((double)x->JV * fmax(tiles, x->oneq ? red + b + a / x->JV
                                                         : ride_steps(x, 1)) +
                     x->KU * x->tw / 4.0);
+    if (x->win && !x->oneq)
+        return fmax(a, b) + red + (double)(x->NMC - 1) * a +
+               (double)x->NMC * (double)x->JV *
+                   fmax(tiles, ride_steps(x, 0));
     if (x->db)
         return b + red + (double)x->NMC *
                    (a + (double)x->JV * fmax(tiles, x->oneq
@@ -868,10 +992,12 @@ static int plan(Mm *x)
     double cost = 0;
 
     /* mode: bit 0 A's loads as runs, bit 1 A double-buffered, bit 2
-     * the queues apart (when double-buffered). */
+     * the queues apart (when double-buffered), bit 3 B from a window
+     * image. */
     for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < 8; mode++) {
-            if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2))
+        for (int mode = 0; mode < 16; mode++) {
+            if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2 & 1,
+                         mode >> 3))
                 continue;
             if (!best || estimate(x) < cost) {
                 cost = estimate(x);
@@ -882,7 +1008,8 @@ static int plan(Mm *x)
     if (!best)
         return acc_cg_fail(&x->g, "a matmul this large for this machine's "
                                   "local memories");
-    shape_at(x, best, best_mode >> 1 & 1, best_mode & 1, best_mode >> 2);
+    shape_at(x, best, best_mode >> 1 & 1, best_mode & 1,
+             best_mode >> 2 & 1, best_mode >> 3);
     x->a_at = 0;
     x->b_at = a_off(x, x->NMC);
     x->c_at = x->b_at + x->JV * x->nb * acc_machine_pes(m) * x->Wb;
@@ -969,6 +1096,9 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     }
     if (x.M == 0 || x.N == 0 || x.K == 0)
         return 1;
+    x.canwin = x.dt == DT_F32 &&
+               !acc_cg_win_match(&x.w, p->ext, p->ins[x.b].coef, x.jl, x.nj,
+                                 nout, g->nloops);
     x.NM = acc_machine_pes(m) / x.G;
     x.JT = (x.N + x.Mr - 1) / x.Mr;
     x.KT = (x.K + x.Nc - 1) / x.Nc;
