@@ -303,6 +303,8 @@ static int import_nodes(OxModel *m)
             fn = ox_grid_op(n->op_type);
         if (!fn)
             fn = ox_text_op(n->op_type);
+        if (!fn)
+            fn = ox_quant_op(n->op_type);
         if (!fn) {
             ox_unsupported(m, "unsupported op '%s'", n->op_type);
             return -1;

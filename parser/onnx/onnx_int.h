@@ -5,8 +5,9 @@
  * onnx_read.c, the value table and shape helpers in onnx_shape.c,
  * constant folding in onnx_fold.c, symbolic input sizes in onnx_sym.c,
  * the Graphviz form in onnx_dot.c, the ops in onnx_ops_*.c (by family:
- * elementwise, nn, tensor, loss, einsum, grid, misc, resize, rnn,
- * scatter, text), the driver, the text and the weights in onnx_emit.c.
+ * elementwise, nn, conv, tensor, loss, einsum, grid, misc, resize, rnn,
+ * scatter, text, quant), the driver, the text and the weights in
+ * onnx_emit.c.
  */
 #ifndef TL_ONNX_INT_H
 #define TL_ONNX_INT_H
@@ -204,7 +205,34 @@ OxOpFn ox_resize_op(const char *name);
 OxOpFn ox_misc_op(const char *name);
 OxOpFn ox_grid_op(const char *name);
 OxOpFn ox_text_op(const char *name);
+OxOpFn ox_quant_op(const char *name);
 /* BatchNormalization in training mode (onnx_ops_misc.c). */
 int ox_batchnorm_training(OxModel *m);
+
+/* onnx_ops_nn.c: the output shape of MatMul(a, b) and the reads of a
+ * and b in its stage, the product summed over r0 in 0..k; the output
+ * axes of a's rows and b's columns (-1 for a vector operand), which
+ * per-row and per-column quantization parameters follow. */
+typedef struct OxMatMul {
+    int rank;
+    int64_t dims[TL_MAX_RANK];
+    int64_t k;
+    OxIdx ia[TL_MAX_RANK], ib[TL_MAX_RANK];
+    int row, col;
+} OxMatMul;
+int ox_matmul_geometry(OxModel *m, OxValue *a, OxValue *b, OxMatMul *g);
+
+/* onnx_ops_conv.c: the output shape of Conv(x, w) (the node's strides,
+ * dilations, pads, auto_pad and group), the reads of x and w in its
+ * stage, summed over `range` (r0 the input channel, r1.. the window),
+ * and whether x is read outside its extent (through zero_pad). */
+typedef struct OxConv {
+    int rank;
+    int64_t dims[TL_MAX_RANK];
+    OxIdx ix[TL_MAX_RANK], iw[TL_MAX_RANK];
+    char range[256];
+    int pad;
+} OxConv;
+int ox_conv_geometry(OxModel *m, OxValue *x, OxValue *w, OxConv *g);
 
 #endif

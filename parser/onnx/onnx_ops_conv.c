@@ -5,7 +5,8 @@
  * BatchNormalization.  Like onnx_ops_nn.c, each writes explicit
  * stages with the window arithmetic spelled out over the concrete
  * shapes found at import; reads outside the input go through a
- * boundary helper (ox_read_bounded).
+ * boundary helper (ox_read_bounded).  ConvInteger and QLinearConv
+ * (onnx_ops_quant.c) share Conv's geometry (ox_conv_geometry).
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -121,20 +122,15 @@ static void pos(char *out, size_t n, int oi, int64_t s, int ri, int64_t d,
         snprintf(out + k, n - (size_t)k, " - %lld", (long long)p);
 }
 
-static int op_conv(OxModel *m)
+int ox_conv_geometry(OxModel *m, OxValue *x, OxValue *w, OxConv *g)
 {
-    OxValue *x = ox_need_in(m, 0), *w = ox_need_in(m, 1);
-    OxValue *bias = ox_in(m, 2), *y;
-    int64_t group = ox_attr_i(m, "group", 1), dims[TL_MAX_RANK];
+    int64_t group = ox_attr_i(m, "group", 1);
     int64_t ks[TL_MAX_RANK], F, CG, FG;
     Window win;
-    OxIdx ix[TL_MAX_RANK], iw[TL_MAX_RANK];
-    TlBuf *b = &m->body;
+    int k;
 
-    if (!x || !w)
-        return -1;
-    if (x->rank < 3 || w->rank != x->rank || !dt_is_float(x->dt)) {
-        ox_unsupported(m, "needs float N, C, spatial... input and weights");
+    if (x->rank < 3 || w->rank != x->rank) {
+        ox_unsupported(m, "needs N, C, spatial... input and weights");
         return -1;
     }
     F = w->dims[0];
@@ -148,45 +144,65 @@ static int op_conv(OxModel *m)
         ks[i] = w->dims[i + 2];
     if (kernel_shape_agrees(m, w) < 0 || window(m, x, ks, 0, &win) < 0)
         return -1;
-    dims[0] = x->dims[0];
-    dims[1] = F;
+    g->rank = x->rank;
+    g->dims[0] = x->dims[0];
+    g->dims[1] = F;
     for (int i = 0; i < win.ns; i++)
-        dims[i + 2] = win.out[i];
-    if (!(y = ox_out(m, 0, x->dt, x->rank, dims)))
-        return -1;
-    strcpy(ix[0], "i0");
+        g->dims[i + 2] = win.out[i];
+    strcpy(g->ix[0], "i0");
     if (group == 1)
-        strcpy(ix[1], "r0");
+        strcpy(g->ix[1], "r0");
     else
-        snprintf(ix[1], sizeof ix[0], "i1 / %lld * %lld + r0",
+        snprintf(g->ix[1], sizeof g->ix[0], "i1 / %lld * %lld + r0",
                  (long long)FG, (long long)CG);
-    strcpy(iw[0], "i1");
-    strcpy(iw[1], "r0");
+    strcpy(g->iw[0], "i1");
+    strcpy(g->iw[1], "r0");
     for (int i = 0; i < win.ns; i++) {
-        pos(ix[i + 2], sizeof ix[0], i + 2, win.s[i], i + 1, win.d[i],
+        pos(g->ix[i + 2], sizeof g->ix[0], i + 2, win.s[i], i + 1, win.d[i],
             win.pb[i]);
-        snprintf(iw[i + 2], sizeof iw[0], "r%d", i + 1);
+        snprintf(g->iw[i + 2], sizeof g->iw[0], "r%d", i + 1);
     }
+    k = snprintf(g->range, sizeof g->range, "r0 in 0..%lld", (long long)CG);
+    for (int i = 0; i < win.ns; i++)
+        k += snprintf(g->range + k, sizeof g->range - (size_t)k,
+                      ", r%d in 0..%lld", i + 1, (long long)win.k[i]);
+    g->pad = 0;
+    for (int i = 0; i < win.ns; i++)
+        g->pad |= win.pb[i] || win.pe[i];
+    return 0;
+}
+
+static int op_conv(OxModel *m)
+{
+    OxValue *x = ox_need_in(m, 0), *w = ox_need_in(m, 1);
+    OxValue *bias = ox_in(m, 2), *y;
+    OxConv g;
+    TlBuf *b = &m->body;
+
+    if (!x || !w)
+        return -1;
+    if (!dt_is_float(x->dt)) {
+        ox_unsupported(m, "needs float N, C, spatial... input and weights");
+        return -1;
+    }
+    if (ox_conv_geometry(m, x, w, &g) < 0)
+        return -1;
+    if (!(y = ox_out(m, 0, x->dt, g.rank, g.dims)))
+        return -1;
     ox_comment(m);
-    ox_lhs(&m->body, y->id, x->rank);
+    ox_lhs(&m->body, y->id, g.rank);
     if (bias) {
         OxIdx ib[1] = {"i1"};
         ox_read(b, bias, ib);
         buf_puts(b, " + ");
     }
-    buf_printf(b, "sum(r0 in 0..%lld", (long long)CG);
-    for (int i = 0; i < win.ns; i++)
-        buf_printf(b, ", r%d in 0..%lld", i + 1, (long long)win.k[i]);
-    buf_puts(b, ") ");
-    int pad = 0;
-    for (int i = 0; i < win.ns; i++)
-        pad |= win.pb[i] || win.pe[i];
-    if (pad)
-        ox_read_bounded(m, b, x, "zero_pad", ix);
+    buf_printf(b, "sum(%s) ", g.range);
+    if (g.pad)
+        ox_read_bounded(m, b, x, "zero_pad", g.ix);
     else
-        ox_read(b, x, ix);
+        ox_read(b, x, g.ix);
     buf_puts(b, " * ");
-    ox_read(b, w, iw);
+    ox_read(b, w, g.iw);
     buf_putc(b, '\n');
     return 0;
 }

@@ -3,9 +3,10 @@
  * Softmax/LogSoftmax, Transpose, Reshape/Flatten/Squeeze/Unsqueeze,
  * Concat, the Reduce* family, ArgMax/ArgMin, and Shape/Size (folded to
  * constants); Conv, pools and BatchNormalization are in
- * onnx_ops_conv.c.  Each
- * writes explicit stages with the index arithmetic spelled out, over
- * the concrete shapes found at import.
+ * onnx_ops_conv.c, MatMul's integer and quantized forms in
+ * onnx_ops_quant.c (through ox_matmul_geometry).  Each writes explicit
+ * stages with the index arithmetic spelled out, over the concrete
+ * shapes found at import.
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -656,23 +657,17 @@ static int op_softmax(OxModel *m)
  * Products
  * -------------------------------------------------------------------- */
 
-static int op_matmul(OxModel *m)
+int ox_matmul_geometry(OxModel *m, OxValue *a, OxValue *bv, OxMatMul *g)
 {
-    OxValue *a = ox_need_in(m, 0), *bv = ox_need_in(m, 1), *y;
     OxValue ab, bb;
-    int64_t dims[TL_MAX_RANK], k;
-    int rank = 0, br = 0;
-    OxIdx ia[TL_MAX_RANK], ib[TL_MAX_RANK];
-    TlBuf *b = &m->body;
+    int br = 0;
 
-    if (!a || !bv)
-        return -1;
     if (a->rank == 0 || bv->rank == 0) {
         ox_unsupported(m, "rank-0 operands");
         return -1;
     }
-    k = a->dims[a->rank - 1];
-    if (bv->dims[bv->rank > 1 ? bv->rank - 2 : 0] != k) {
+    g->k = a->dims[a->rank - 1];
+    if (bv->dims[bv->rank > 1 ? bv->rank - 2 : 0] != g->k) {
         ox_unsupported(m, "inner sizes differ");
         return -1;
     }
@@ -685,47 +680,61 @@ static int op_matmul(OxModel *m)
     bb.rank = bv->rank > 2 ? bv->rank - 2 : 0;
     memcpy(ab.dims, a->dims, sizeof ab.dims);
     memcpy(bb.dims, bv->dims, sizeof bb.dims);
-    if (ox_broadcast(m, &ab, &bb, &br, dims) < 0)
+    if (ox_broadcast(m, &ab, &bb, &br, g->dims) < 0)
         return -1;
-    rank = br;
+    g->rank = br;
     if (a->rank > 1)
-        dims[rank++] = a->dims[a->rank - 2];
+        g->dims[g->rank++] = a->dims[a->rank - 2];
     if (bv->rank > 1)
-        dims[rank++] = bv->dims[bv->rank - 1];
-    if (!(y = ox_out(m, 0, a->dt, rank, dims)))
-        return -1;
+        g->dims[g->rank++] = bv->dims[bv->rank - 1];
     for (int i = 0; i < ab.rank; i++) {
         int o = i + br - ab.rank;
-        if (ab.dims[i] == 1 && dims[o] != 1)
-            strcpy(ia[i], "0");
+        if (ab.dims[i] == 1 && g->dims[o] != 1)
+            strcpy(g->ia[i], "0");
         else
-            snprintf(ia[i], sizeof ia[0], "i%d", o);
+            snprintf(g->ia[i], sizeof g->ia[0], "i%d", o);
     }
     for (int i = 0; i < bb.rank; i++) {
         int o = i + br - bb.rank;
-        if (bb.dims[i] == 1 && dims[o] != 1)
-            strcpy(ib[i], "0");
+        if (bb.dims[i] == 1 && g->dims[o] != 1)
+            strcpy(g->ib[i], "0");
         else
-            snprintf(ib[i], sizeof ib[0], "i%d", o);
+            snprintf(g->ib[i], sizeof g->ib[0], "i%d", o);
     }
+    g->row = g->col = -1;
     if (a->rank > 1) {
-        snprintf(ia[a->rank - 2], sizeof ia[0], "i%d", br);
-        strcpy(ia[a->rank - 1], "r0");
+        snprintf(g->ia[a->rank - 2], sizeof g->ia[0], "i%d", br);
+        strcpy(g->ia[a->rank - 1], "r0");
+        g->row = br;
     } else {
-        strcpy(ia[0], "r0");
+        strcpy(g->ia[0], "r0");
     }
     if (bv->rank > 1) {
-        strcpy(ib[bv->rank - 2], "r0");
-        snprintf(ib[bv->rank - 1], sizeof ib[0], "i%d", rank - 1);
+        strcpy(g->ib[bv->rank - 2], "r0");
+        snprintf(g->ib[bv->rank - 1], sizeof g->ib[0], "i%d", g->rank - 1);
+        g->col = g->rank - 1;
     } else {
-        strcpy(ib[0], "r0");
+        strcpy(g->ib[0], "r0");
     }
+    return 0;
+}
+
+static int op_matmul(OxModel *m)
+{
+    OxValue *a = ox_need_in(m, 0), *bv = ox_need_in(m, 1), *y;
+    OxMatMul g;
+    TlBuf *b = &m->body;
+
+    if (!a || !bv || ox_matmul_geometry(m, a, bv, &g) < 0)
+        return -1;
+    if (!(y = ox_out(m, 0, a->dt, g.rank, g.dims)))
+        return -1;
     ox_comment(m);
-    ox_lhs(&m->body, y->id, rank);
-    buf_printf(b, "sum(r0 in 0..%lld) ", (long long)k);
-    ox_read(b, a, ia);
+    ox_lhs(&m->body, y->id, g.rank);
+    buf_printf(b, "sum(r0 in 0..%lld) ", (long long)g.k);
+    ox_read(b, a, g.ia);
     buf_puts(b, " * ");
-    ox_read(b, bv, ib);
+    ox_read(b, bv, g.ib);
     buf_putc(b, '\n');
     return 0;
 }
