@@ -60,6 +60,15 @@ static int window(OxModel *m, OxValue *x, const int64_t *kshape,
             ox_unsupported(m, "bad kernel, stride, dilation or pad");
             return -1;
         }
+        /* (so that ext and span below cannot overflow, and each is an
+         * i32 literal in the stages) */
+        if (w->s[i] > OX_MAX_DIM || w->d[i] > OX_MAX_DIM ||
+            w->k[i] > OX_MAX_DIM || w->pb[i] > OX_MAX_DIM ||
+            w->pe[i] > OX_MAX_DIM) {
+            ox_unsupported(m, "a kernel, stride, dilation or pad above "
+                           "%lld", (long long)OX_MAX_DIM);
+            return -1;
+        }
         if (ap && ap->has_s && ap->s.len >= 4 &&
             !memcmp(ap->s.data, "SAME", 4)) {
             int64_t o = (in + w->s[i] - 1) / w->s[i];
@@ -280,6 +289,13 @@ static int op_conv_transpose(OxModel *m)
         int64_t in = x->dims[i + 2], full;
         if (s[i] < 1 || d[i] < 1 || pb[i] < 0 || pe[i] < 0 || op[i] < 0) {
             ox_unsupported(m, "bad stride, dilation or pad");
+            return -1;
+        }
+        if (s[i] > OX_MAX_DIM || d[i] > OX_MAX_DIM || pb[i] > OX_MAX_DIM ||
+            pe[i] > OX_MAX_DIM || op[i] > OX_MAX_DIM ||
+            (has_os && (os[i] < 0 || os[i] > OX_MAX_DIM))) {
+            ox_unsupported(m, "a stride, dilation, pad or output size above "
+                           "%lld", (long long)OX_MAX_DIM);
             return -1;
         }
         full = s[i] * (in - 1) + op[i] + d[i] * (w->dims[i + 2] - 1) + 1;

@@ -105,6 +105,10 @@ refused() {
 refused roi_max "node 'ra' (RoiAlign, opset 16): mode 'max' is not supported"
 refused ext_d2s "node 'y' (DepthToSpace, opset 11): blocksize \
 4611686018427387904 is larger than the channels"
+refused ext_pool "node 'y' (MaxPool, opset 13): a kernel, stride, dilation \
+or pad above 2147483647"
+refused ext_convt "node 'y' (ConvTranspose, opset 13): a stride, dilation, \
+pad or output size above 2147483647"
 refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
 (adaptive) is not supported"
 

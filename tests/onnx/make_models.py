@@ -128,6 +128,14 @@ def single(name, node, ins, outs, opset=13):
 single('ext_d2s', helper.make_node('DepthToSpace', ['x'], ['y'],
                                    blocksize=2**62),
        [x4e], [helper.make_tensor_value_info('y', f32, [2, 3, 2, 2])], 11)
+# Strides and output padding past 2^31 - 1: refused.
+single('ext_pool', helper.make_node('MaxPool', ['x'], ['y'],
+                                    kernel_shape=[1, 1], strides=[2**31, 1]),
+       [x4e], [helper.make_tensor_value_info('y', f32, [2, 3, 1, 2])])
+wct = helper.make_tensor_value_info('w', f32, [3, 1, 1, 1])
+single('ext_convt', helper.make_node('ConvTranspose', ['x', 'w'], ['y'],
+                                     output_padding=[2**62, 0]),
+       [x4e, wct], [helper.make_tensor_value_info('y', f32, [2, 1, 2, 2])])
 # EyeLike beyond the matrix: all zeros.
 x2e = helper.make_tensor_value_info('x', f32, [3, 4])
 pb(np.zeros((3, 4), np.float32), 'x', os.path.join(out, 'ext_eye_x.pb'))
