@@ -20,6 +20,26 @@ typedef struct Window {
     int64_t pb[TL_MAX_RANK], pe[TL_MAX_RANK], out[TL_MAX_RANK];
 } Window;
 
+/* auto_pad, when given, is one of the four the spec names (the tests
+ * below look at its first letters only). */
+static int auto_pad_ok(OxModel *m)
+{
+    static const char *const ok[] = {"NOTSET", "SAME_UPPER", "SAME_LOWER",
+                                     "VALID"};
+    const Onnx__AttributeProto *ap = ox_attr(m, "auto_pad");
+
+    if (!ap || !ap->has_s)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (ap->s.len == strlen(ok[i]) && !memcmp(ap->s.data, ok[i],
+                                                  ap->s.len))
+            return 0;
+    ox_unsupported(m, "auto_pad '%.*s' is none of NOTSET, SAME_UPPER, "
+                   "SAME_LOWER and VALID", (int)ap->s.len,
+                   (const char *)ap->s.data);
+    return -1;
+}
+
 /* kernel_shape (or kshape), strides, dilations, pads/auto_pad of the
  * node, and the output extents. */
 static int window(OxModel *m, OxValue *x, const int64_t *kshape,
@@ -28,6 +48,9 @@ static int window(OxModel *m, OxValue *x, const int64_t *kshape,
     int64_t tmp[2 * TL_MAX_RANK];
     const Onnx__AttributeProto *ap = ox_attr(m, "auto_pad");
     int n;
+
+    if (auto_pad_ok(m) < 0)
+        return -1;
 
     w->ns = x->rank - 2;
     for (int i = 0; i < w->ns; i++) {
@@ -233,7 +256,7 @@ static int op_conv_transpose(OxModel *m)
     TlBuf *b = &m->body;
     const char *T;
 
-    if (!x || !w)
+    if (!x || !w || auto_pad_ok(m) < 0)
         return -1;
     if (x->rank < 3 || w->rank != x->rank || !dt_is_float(x->dt)) {
         ox_unsupported(m, "needs float N, C, spatial... input and weights");

@@ -89,10 +89,16 @@ Onnx__ModelProto *ox_read_model(const char *path, char *err, size_t errlen)
 
 /* Writes s to stderr with control bytes and bytes that are not
  * printable ASCII as \xNN: names in a hostile file can hold anything. */
+/* The message on one line of reasonable length: names and attribute
+ * strings come from the file, and a hostile one may be megabytes. */
 static void put_clean(const char *s)
 {
-    for (; *s; s++) {
+    for (int n = 0; *s; s++, n++) {
         unsigned char c = (unsigned char)*s;
+        if (n == 400) {
+            fputs("...", stderr);
+            return;
+        }
         if (c >= 32 && c < 127)
             fputc(c, stderr);
         else

@@ -109,6 +109,11 @@ refused ext_pool "node 'y' (MaxPool, opset 13): a kernel, stride, dilation \
 or pad above 2147483647"
 refused ext_convt "node 'y' (ConvTranspose, opset 13): a stride, dilation, \
 pad or output size above 2147483647"
+refused ext_autopad "node 'y' (Conv, opset 11): auto_pad 'XYZ' is none of \
+NOTSET, SAME_UPPER, SAME_LOWER and VALID"
+"$TDSL" import ext_longattr.onnx -o ref.tdsl 2>err && fail "long auto_pad"
+[ "$(wc -l <err)" = 1 ] && [ "$(wc -c <err)" -le 405 ] &&
+    grep -q "auto_pad 'xxxx*\.\.\.\$" err || fail "long message: $(head -c 600 err)"
 refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
 (adaptive) is not supported"
 

@@ -136,6 +136,12 @@ wct = helper.make_tensor_value_info('w', f32, [3, 1, 1, 1])
 single('ext_convt', helper.make_node('ConvTranspose', ['x', 'w'], ['y'],
                                      output_padding=[2**62, 0]),
        [x4e, wct], [helper.make_tensor_value_info('y', f32, [2, 1, 2, 2])])
+# An auto_pad the spec does not name (it was taken as NOTSET), and one
+# of 5000 characters (the message keeps its first 400).
+for name, ap in (('ext_autopad', 'XYZ'), ('ext_longattr', 'x' * 5000)):
+    single(name, helper.make_node('Conv', ['x', 'w'], ['y'], auto_pad=ap),
+           [x4e, helper.make_tensor_value_info('w', f32, [1, 3, 1, 1])],
+           [helper.make_tensor_value_info('y', f32, [2, 1, 2, 2])], 11)
 # EyeLike beyond the matrix: all zeros.
 x2e = helper.make_tensor_value_info('x', f32, [3, 4])
 pb(np.zeros((3, 4), np.float32), 'x', os.path.join(out, 'ext_eye_x.pb'))
