@@ -595,6 +595,12 @@ static int op_depth_space(OxModel *m)
         ox_unsupported(m, "needs an N, C, H, W input and a blocksize");
         return -1;
     }
+    if (ma && ma->has_s && !crd &&
+        !(ma->s.len == 3 && !memcmp(ma->s.data, "DCR", 3))) {
+        ox_unsupported(m, "mode '%.*s' is neither DCR nor CRD",
+                       (int)ma->s.len, (const char *)ma->s.data);
+        return -1;
+    }
     /* (bs * bs below must not overflow: a hostile blocksize crashed) */
     if (bs > (to_space ? x->dims[1] : x->dims[2]) || bs > OX_MAX_DIM) {
         ox_unsupported(m, "blocksize %lld is larger than the %s",

@@ -111,6 +111,8 @@ refused ext_convt "node 'y' (ConvTranspose, opset 13): a stride, dilation, \
 pad or output size above 2147483647"
 refused ext_autopad "node 'y' (Conv, opset 11): auto_pad 'XYZ' is none of \
 NOTSET, SAME_UPPER, SAME_LOWER and VALID"
+refused ext_d2s_mode "node 'y' (DepthToSpace, opset 11): mode 'XYZ' is \
+neither DCR nor CRD"
 "$TDSL" import ext_longattr.onnx -o ref.tdsl 2>err && fail "long auto_pad"
 [ "$(wc -l <err)" = 1 ] && [ "$(wc -c <err)" -le 405 ] &&
     grep -q "auto_pad 'xxxx*\.\.\.\$" err || fail "long message: $(head -c 600 err)"

@@ -142,6 +142,9 @@ for name, ap in (('ext_autopad', 'XYZ'), ('ext_longattr', 'x' * 5000)):
     single(name, helper.make_node('Conv', ['x', 'w'], ['y'], auto_pad=ap),
            [x4e, helper.make_tensor_value_info('w', f32, [1, 3, 1, 1])],
            [helper.make_tensor_value_info('y', f32, [2, 1, 2, 2])], 11)
+single('ext_d2s_mode', helper.make_node('DepthToSpace', ['x'], ['y'],
+                                        blocksize=1, mode='XYZ'),
+       [x4e], [helper.make_tensor_value_info('y', f32, [2, 3, 2, 2])], 11)
 # EyeLike beyond the matrix: all zeros.
 x2e = helper.make_tensor_value_info('x', f32, [3, 4])
 pb(np.zeros((3, 4), np.float32), 'x', os.path.join(out, 'ext_eye_x.pb'))
