@@ -331,14 +331,19 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
              (cg_auto_tiled(fn) && cg_sched_default(k, L->path, L->npath,
                                                     fn, out_of_call)))) {
             red = fn->nreds == 1 ? fn->reds[0] : NULL;
-            /* TODO(issue 4): argmax/argmin as updates (a buffer of
-             * best values beside the stage's). */
-            if (!red || red->expr->dtype != fn->dtype ||
-                red->op == RD_ARGMAX || red->op == RD_ARGMIN ||
-                red->nrvars > 26 ||
-                fn->rank + red->nrvars > CG_MAX_LOOPS) {
-                cg_unsupported(L, fn->loc, "scheduling the reduction "
-                            "variables of this stage");
+            /* The update needs one reduction, whose loops join the
+             * stage's (lower_stage.c). */
+            if (!red) {
+                cg_unsupported(L, fn->loc, arena_printf(&s->arena,
+                               "scheduling the reduction variables of "
+                               "'%s', a stage of %d reductions,",
+                               fn->name, fn->nreds));
+                break;
+            }
+            if (red->nrvars > 26 || fn->rank + red->nrvars > CG_MAX_LOOPS) {
+                cg_unsupported(L, fn->loc, arena_printf(&s->arena,
+                               "scheduling the %d reduction variables "
+                               "of '%s'", red->nrvars, fn->name));
                 break;
             }
         }

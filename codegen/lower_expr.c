@@ -289,6 +289,44 @@ LExpr *cg_red_combine(Lw *L, TlReduce *red, LExpr *cur, LExpr *val)
     }
 }
 
+LExpr *cg_arg_start(Lw *L, TlReduce *red, TlDType bdt)
+{
+    int up = red->op == RD_ARGMAX;
+
+    if (dt_is_float(bdt))
+        return lir_float(L->s, bdt, up ? -1.0 / 0.0 : 1.0 / 0.0);
+    if (bdt == DT_BOOL)
+        return lir_bool(L->s, !up);
+    return lir_int(L->s, bdt, up ? lir_int_min(bdt) : lir_int_max(bdt));
+}
+
+LExpr *cg_arg_better(Lw *L, TlReduce *red, LExpr *v, LExpr *cur)
+{
+    TlDType bdt = v->type.dt;
+    int up = red->op == RD_ARGMAX;
+    LExpr *c;
+
+    if (bdt == DT_BOOL)     /* true > false */
+        c = up ? bin(L, LO_AND, v, lir_unary(L->s, LO_NOT, cur))
+               : bin(L, LO_AND, lir_unary(L->s, LO_NOT, v), cur);
+    else
+        c = bin(L, up ? LO_GT : LO_LT, v, cur);
+    if (dt_is_float(bdt))
+        c = bin(L, LO_OR, c, bin(L, LO_AND, bin(L, LO_NE, v, v),
+                                 bin(L, LO_EQ, cur, cur)));
+    return c;
+}
+
+LExpr *cg_arg_tie(Lw *L, LExpr *v, LExpr *cur)
+{
+    LExpr *c = bin(L, LO_EQ, v, cur);
+
+    if (dt_is_float(v->type.dt))
+        c = bin(L, LO_OR, c, bin(L, LO_AND, bin(L, LO_NE, v, v),
+                                 bin(L, LO_NE, cur, cur)));
+    return c;
+}
+
 /* argmax/argmin (SPEC 7.6): the first index of the extreme, a NaN
  * beating everything and the first NaN winning, as the interpreter's
  * `better`.  The best value starts at the extreme's opposite (-inf for
@@ -300,7 +338,6 @@ static LExpr *lower_arg_reduce(Lw *L, TlExpr *e, TlReduce *red, SList *pre)
     TlDType bdt = e->a->dtype;
     TlVar *rv = red->rvars[0];
     const char *st = red->func ? red->func->name : "red";
-    int up = red->op == RD_ARGMAX;
     LVar *best = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
                             "%s.best", st)), bdt);
     LVar *arg = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
@@ -309,15 +346,9 @@ static LExpr *lower_arg_reduce(Lw *L, TlExpr *e, TlReduce *red, SList *pre)
                        "%s.%s", st, rv->name)), lir_type(DT_I32, 1));
     LVar *vv = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
                        "%s.v", st)), lir_type(bdt, 1));
-    LExpr *z = i64c(L, 0), *init, *lo, *n, *v, *cur, *c;
+    LExpr *z = i64c(L, 0), *lo, *n, *v, *cur;
     SList body = {0}, then = {0};
 
-    if (dt_is_float(bdt))
-        init = lir_float(L->s, bdt, up ? -1.0 / 0.0 : 1.0 / 0.0);
-    else if (bdt == DT_BOOL)
-        init = lir_bool(L->s, !up);
-    else
-        init = lir_int(L->s, bdt, up ? lir_int_min(bdt) : lir_int_max(bdt));
     lo = cg_sym_lower(L, rv->lo, DT_I32, e->loc);
     n = cg_sym_lower(L, rv->extent, DT_I32, e->loc);
     cg_sl_add(pre, lir_if(L->s, bin(L, LO_LE, n, lir_int(L->s, DT_I32, 0)),
@@ -328,24 +359,17 @@ static LExpr *lower_arg_reduce(Lw *L, TlExpr *e, TlReduce *red, SList *pre)
                           1));
     cg_sl_add(pre, lir_alloc(L->s, arg, LM_STACK, &(LExpr *){i64c(L, 1)},
                           1));
-    cg_sl_add(pre, lir_store(L->s, best, &z, 1, init));
+    cg_sl_add(pre, lir_store(L->s, best, &z, 1, cg_arg_start(L, red, bdt)));
     cg_sl_add(pre, lir_store(L->s, arg, &z, 1, to_dt(L, DT_I64, lo)));
     cg_map_var(L, rv, iv);
     cg_sl_add(&body, lir_let(L->s, vv, cg_lower_expr(L, e->a, &body)));
     v = lir_ref(L->s, vv);
     cur = lir_load(L->s, best, &z, 1);
-    if (bdt == DT_BOOL)     /* true > false */
-        c = up ? bin(L, LO_AND, v, lir_unary(L->s, LO_NOT, cur))
-               : bin(L, LO_AND, lir_unary(L->s, LO_NOT, v), cur);
-    else
-        c = bin(L, up ? LO_GT : LO_LT, v, cur);
-    if (dt_is_float(bdt))
-        c = bin(L, LO_OR, c, bin(L, LO_AND, bin(L, LO_NE, v, v),
-                                 bin(L, LO_EQ, cur, cur)));
     cg_sl_add(&then, lir_store(L->s, best, &z, 1, v));
     cg_sl_add(&then, lir_store(L->s, arg, &z, 1,
                                to_dt(L, DT_I64, lir_ref(L->s, iv))));
-    cg_sl_add(&body, lir_if(L->s, c, cg_sl_done(L, &then), NULL));
+    cg_sl_add(&body, lir_if(L->s, cg_arg_better(L, red, v, cur),
+                            cg_sl_done(L, &then), NULL));
     cg_sl_add(pre, lir_for(L->s, LP_SERIAL, 0, NULL, iv, lo,
                            bin(L, LO_ADD, lo, n), cg_sl_done(L, &body)));
     return to_dt(L, e->dtype, lir_load(L->s, arg, &z, 1));

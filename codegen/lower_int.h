@@ -144,6 +144,17 @@ TL_INTERNAL LExpr *cg_red_identity(Lw *L, TlExpr *e, TlReduce *red,
                                    TlDType dt);
 TL_INTERNAL LExpr *cg_red_combine(Lw *L, TlReduce *red, LExpr *cur,
                                   LExpr *val);
+/* argmax/argmin (SPEC 7.6), shared by the reduction inside an
+ * expression and the update of a stage (lower_stage.c): the best
+ * value's start (the opposite extreme, so that the first element
+ * wins when nothing beats it), whether v beats the best so far cur
+ * (greater for argmax, a NaN beating everything but an earlier NaN),
+ * and whether v and cur tie (equal, or both NaN), when partial
+ * results are combined and the earlier index must win. */
+TL_INTERNAL LExpr *cg_arg_start(Lw *L, TlReduce *red, TlDType bdt);
+TL_INTERNAL LExpr *cg_arg_better(Lw *L, TlReduce *red, LExpr *v,
+                                 LExpr *cur);
+TL_INTERNAL LExpr *cg_arg_tie(Lw *L, LExpr *v, LExpr *cur);
 /* The loop-IR operator of a language operator; LO__COUNT if none. */
 TL_INTERNAL LOp cg_map_op(TlOp op);
 

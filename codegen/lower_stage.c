@@ -19,19 +19,101 @@ typedef enum {
 
 /* rfactor's partial results: the stage's region with one more axis,
  * innermost (stride 1, so that a vectorized factored loop reads and
- * writes them contiguously). */
+ * writes them contiguously).  For argmax/argmin, fi holds the
+ * partial indices and best, laid out alike, their best values. */
 typedef struct Part {
     FInfo fi;
+    LVar *best;
     LExpr *idx;     /* the last index (i64) in the nest being lowered */
 } Part;
+
+/* A stage lowered as an update of its reduction red.  The reduction
+ * accumulates in acc: the stage's own buffer when its dtype is the
+ * stage's, else a buffer beside it over the region computed (one
+ * more axis of extent 1, as part_buffer makes them), which what
+ * surrounds the reduction (SM_FINAL) reads.  best and part: below. */
+typedef struct Upd {
+    TlReduce *red;
+    FInfo *acc;
+    FInfo *best;    /* argmax/argmin: the best values, else NULL */
+    Part *part;     /* rfactor's partial results, else NULL */
+} Upd;
+
+/* argmax/argmin lowered as an update: the stage's buffer holds the
+ * index of the best value so far, and a buffer b beside it (over the
+ * region computed, with one more axis of extent 1 to share
+ * part_buffer) the value itself, as lower_arg_reduce keeps them in
+ * two scalars.  Each element's variable still runs upward in its
+ * nest (split and reorder keep the reduction loops' order), so a
+ * strictly better value replacing the best keeps the first index of
+ * equal ones, the interpreter's rule; rfactor's partial results are
+ * combined in the order of the factored loop, where an equal value
+ * with a smaller index wins too (its indices are not in order).
+ *
+ * What such an update stores per element (mode SM_INIT, SM_UPDATE or
+ * SM_MERGE) into body: the index into acc at aoff (or the partial
+ * results' at poff), the best value into best at boff (or the
+ * partials' at poff). */
+static void arg_stores(Lw *L, TlFunc *f, StageMode mode, const Upd *u,
+                       LExpr *aoff, LExpr *boff, LExpr *poff, SList *body)
+{
+    TlReduce *red = u->red;
+    Part *part = u->part;
+    TlVar *rv = red->rvars[0];
+    int to_part = part && mode != SM_MERGE;
+    LVar *ibuf = to_part ? part->fi.buf : u->acc->buf;
+    LVar *bbuf = to_part ? part->best : u->best->buf;
+    LExpr *io = to_part ? poff : aoff, *bo = to_part ? poff : boff;
+    TlDType bdt = red->expr->a->dtype;
+    LVar *vv, *av;
+    LExpr *v, *a, *cur, *c;
+    SList then = {0};
+
+    if (mode == SM_INIT) {
+        cg_sl_add(body, lir_store(L->s, bbuf, &bo, 1,
+                                  cg_arg_start(L, red, bdt)));
+        cg_sl_add(body, lir_store(L->s, ibuf, &io, 1, to_dt(L, DT_I64,
+                  cg_sym_lower(L, rv->lo, DT_I32, f->loc))));
+        return;
+    }
+    vv = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena, "%s.v",
+                 f->name)), lir_type(bdt, 1));
+    av = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena, "%s.a",
+                 f->name)), lir_type(DT_I64, 1));
+    v = lir_ref(L->s, vv);
+    a = lir_ref(L->s, av);
+    cur = lir_load(L->s, bbuf, &bo, 1);
+    if (mode == SM_UPDATE) {
+        cg_sl_add(body, lir_let(L->s, vv, cg_lower_expr(L, red->expr->a,
+                                                        body)));
+        cg_sl_add(body, lir_let(L->s, av, to_dt(L, DT_I64,
+                                lir_ref(L->s, cg_find_var(L, rv)))));
+        c = cg_arg_better(L, red, v, cur);
+    } else {
+        TL_ASSERT(mode == SM_MERGE && part);
+        cg_sl_add(body, lir_let(L->s, vv, lir_load(L->s, part->best,
+                                                   &poff, 1)));
+        cg_sl_add(body, lir_let(L->s, av, lir_load(L->s, part->fi.buf,
+                                                   &poff, 1)));
+        c = bin(L, LO_OR, cg_arg_better(L, red, v, cur),
+                bin(L, LO_AND, cg_arg_tie(L, v, cur),
+                    bin(L, LO_LT, a, lir_load(L->s, ibuf, &io, 1))));
+    }
+    cg_sl_add(&then, lir_store(L->s, bbuf, &bo, 1, v));
+    cg_sl_add(&then, lir_store(L->s, ibuf, &io, 1, a));
+    cg_sl_add(body, lir_if(L->s, c, cg_sl_done(L, &then), NULL));
+}
 
 /* Stage f over its domain, storing into its buffer, in the loop nest
  * its schedule gives (sched_apply.c). */
 static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
-                          StageMode mode, TlReduce *red, Part *part)
+                          StageMode mode, const Upd *u)
 {
     SList body = {0}, top = {0};
-    LExpr *idx[TL_MAX_RANK + 1], *val, *off, *poff = NULL, *guard = NULL;
+    TlReduce *red = u ? u->red : NULL;
+    Part *part = u ? u->part : NULL;
+    LExpr *idx[TL_MAX_RANK + 1], *val = NULL, *off, *poff = NULL;
+    LExpr *aoff = NULL, *boff = NULL, *guard = NULL;
     FInfo *dst = fi;
     LStmt *st, *inner;
     int sites = mode == SM_VALUE || mode == SM_UPDATE;
@@ -60,13 +142,22 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
                          to_dt(L, DT_I64, lir_ref(L->s, n->defvar[j])));
     }
     off = cg_offset(L, fi, f->rank, idx, 0);
+    idx[f->rank] = i64c(L, 0);
+    if (u)
+        aoff = u->acc == fi ? off : cg_offset(L, u->acc, f->rank + 1, idx,
+                                              0);
+    if (u && u->best)
+        boff = cg_offset(L, u->best, f->rank + 1, idx, 0);
     if (part) {
         idx[f->rank] = part->idx;
         poff = cg_offset(L, &part->fi, f->rank + 1, idx, 0);
-        if (mode != SM_MERGE) {
-            dst = &part->fi;
-            off = poff;
-        }
+    }
+    /* Where this nest stores: the reduction's value (or its partial
+     * results) while it accumulates, the stage's value otherwise. */
+    if (mode == SM_INIT || mode == SM_UPDATE || mode == SM_MERGE) {
+        int to_part = part && mode != SM_MERGE;
+        dst = to_part ? &part->fi : u->acc;
+        off = to_part ? poff : aoff;
     }
     if (mode == SM_UPDATE)
         for (int r = 0; r < red->nrvars; r++)
@@ -74,24 +165,26 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
                     arena_printf(&L->s->arena, "%s.%s", f->name,
                                  red->rvars[r]->name),
                     lir_type(DT_I32, 1)));
-    switch (mode) {
+    if (u && u->best && mode != SM_FINAL)
+        arg_stores(L, f, mode, u, aoff, boff, poff, &body);
+    else switch (mode) {
     case SM_INIT:
-        val = cg_red_identity(L, red->expr, red, f->dtype);
+        val = cg_red_identity(L, red->expr, red, red->expr->dtype);
         if (!val)
             return lir_nop(L->s);
         break;
     case SM_MERGE:
-        val = cg_red_combine(L, red, lir_load(L->s, fi->buf, &off, 1),
+        val = cg_red_combine(L, red, lir_load(L->s, dst->buf, &off, 1),
                              lir_load(L->s, part->fi.buf, &poff, 1));
         break;
     case SM_UPDATE:
         val = cg_red_combine(L, red, lir_load(L->s, dst->buf, &off, 1),
-                          to_dt(L, f->dtype, cg_lower_expr(L, red->expr->a,
-                                                        &body)));
+                          to_dt(L, red->expr->dtype,
+                                cg_lower_expr(L, red->expr->a, &body)));
         break;
     case SM_FINAL:
         L->red_sub = red;
-        L->red_val = lir_load(L->s, fi->buf, &off, 1);
+        L->red_val = lir_load(L->s, u->acc->buf, &aoff, 1);
         val = to_dt(L, f->dtype, cg_lower_expr(L, f->value, &body));
         L->red_sub = NULL;
         break;
@@ -99,7 +192,8 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
         val = to_dt(L, f->dtype, cg_lower_expr(L, f->value, &body));
         break;
     }
-    cg_sl_add(&body, lir_store(L->s, dst->buf, &off, 1, val));
+    if (val)
+        cg_sl_add(&body, lir_store(L->s, dst->buf, &off, 1, val));
     st = cg_sl_done(L, &body);
     for (int g = 0; g < n->nguards; g++)
         guard = guard ? bin(L, LO_AND, guard, n->guards[g]) : n->guards[g];
@@ -211,32 +305,35 @@ void cg_default_nest(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
     }
     n->nloops = n->ndefs = nl;
 }
-/* rfactor: the buffer of partial results (allocated into out) over
- * f's region and rf_ext. */
-static void part_buffer(Lw *L, TlFunc *f, FInfo *fi, CgNest *n, Part *p,
-                        SList *out)
+/* A buffer of dtype dt over f's region and ext more (an axis
+ * innermost), allocated into out: rfactor's partial results (ext its
+ * extent), argmax's best values (ext 1).  Returns its size. */
+static LExpr *part_buffer(Lw *L, TlFunc *f, FInfo *fi, LExpr *ext32,
+                          const char *what, TlDType dt, FInfo *p,
+                          SList *out)
 {
     LType t = lir_type(DT_I64, 1);
-    LExpr *size = i64c(L, 1), *ext = to_dt(L, DT_I64, n->rf_ext);
+    LExpr *size = i64c(L, 1), *ext = to_dt(L, DT_I64, ext32);
 
     memset(p, 0, sizeof *p);
-    p->fi.f = f;
-    p->fi.buf = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
-                           "%s.part", f->name)), f->dtype);
-    p->fi.rlo[f->rank] = i64c(L, 0);
-    p->fi.stride[f->rank] = size;
+    p->f = f;
+    p->buf = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                        "%s.%s", f->name, what)), dt);
+    p->rlo[f->rank] = i64c(L, 0);
+    p->stride[f->rank] = size;
     for (int j = f->rank - 1; j >= -1; j--) {
         LVar *v = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
-                          "%s.part.s%d", f->name, j + 1)), t);
+                          "%s.%s.s%d", f->name, what, j + 1)), t);
         cg_sl_add(out, lir_let(L->s, v, bin(L, LO_MUL, size, ext)));
         size = lir_ref(L->s, v);
         if (j < 0)
             break;
-        p->fi.rlo[j] = fi->rlo[j];
-        p->fi.stride[j] = size;
+        p->rlo[j] = fi->rlo[j];
+        p->stride[j] = size;
         ext = to_dt(L, DT_I64, fi->rext[j]);
     }
-    cg_sl_add(out, lir_alloc(L->s, p->fi.buf, LM_HEAP, &size, 1));
+    cg_sl_add(out, lir_alloc(L->s, p->buf, LM_HEAP, &size, 1));
+    return size;
 }
 
 /* The default nest of f with one more loop, innermost, over the
@@ -258,6 +355,24 @@ static void part_nest(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
     p->idx = to_dt(L, DT_I64, lir_ref(L->s, v));
 }
 
+/* argmax/argmin over an empty range has no result (SPEC 7.6): when
+ * f's region holds an element, the error flag is raised (the
+ * interpreter then reports it) and nothing is computed. */
+static void arg_empty(Lw *L, TlFunc *f, FInfo *fi, TlReduce *red,
+                      SList *out)
+{
+    LExpr *z = i64c(L, 0), *total = i64c(L, 1);
+
+    for (int j = 0; j < f->rank; j++)
+        total = bin(L, LO_MUL, total, to_dt(L, DT_I64, fi->rext[j]));
+    cg_sl_add(out, lir_if(L->s, bin(L, LO_AND,
+        bin(L, LO_LE, cg_sym_lower(L, red->rvars[0]->extent, DT_I32,
+                                   f->loc), lir_int(L->s, DT_I32, 0)),
+        bin(L, LO_GT, total, z)), lir_store(L->s, L->err, &z, 1,
+                                   lir_int(L->s, DT_I32, CG_ERR_RANGE)),
+        NULL));
+}
+
 /* Stage f's loop nests into out: one, or for an update the
  * initialization, the update and what surrounds the reduction.  With
  * rfactor, the update accumulates into partial results, which are
@@ -268,30 +383,55 @@ void cg_emit_stage(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
 {
     CgNest *plain;
     Part part;
+    FInfo acc, best;
+    Upd u = {red, fi, NULL, NULL};
+    TlDType rdt;
 
     if (!red) {
-        cg_sl_add(out, stage_loops(L, f, fi, n, SM_VALUE, NULL, NULL));
+        cg_sl_add(out, stage_loops(L, f, fi, n, SM_VALUE, NULL));
         return;
+    }
+    rdt = red->expr->dtype;
+    if (rdt != f->dtype) {
+        part_buffer(L, f, fi, lir_int(L->s, DT_I32, 1), "acc", rdt, &acc,
+                    out);
+        u.acc = &acc;
+    }
+    if (red->op == RD_ARGMAX || red->op == RD_ARGMIN) {
+        TL_ASSERT(red->nrvars == 1 && rdt == DT_I64);
+        arg_empty(L, f, fi, red, out);
+        part_buffer(L, f, fi, lir_int(L->s, DT_I32, 1), "best",
+                    red->expr->a->dtype, &best, out);
+        u.best = &best;
     }
     plain = tl_xmalloc(sizeof *plain);
     cg_default_nest(L, f, fi, plain, NULL);
     cg_sched_fill(L->s, f, fi->sorder, plain);
-    cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, red, NULL));
+    cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, &u));
     if (n->rf_lv) {
-        part_buffer(L, f, fi, n, &part, out);
+        LExpr *size = part_buffer(L, f, fi, n->rf_ext, "part", rdt,
+                                  &part.fi, out);
+        part.best = NULL;
+        if (u.best) {
+            part.best = lir_buffer(L->s, cg_fresh(L, arena_printf(
+                &L->s->arena, "%s.pbest", f->name)), red->expr->a->dtype);
+            cg_sl_add(out, lir_alloc(L->s, part.best, LM_HEAP, &size, 1));
+        }
+        u.part = &part;
         part_nest(L, f, fi, n, plain, &part);
-        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, red, &part));
+        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, &u));
         part.idx = to_dt(L, DT_I64, lir_ref(L->s, n->rf_lv));
-        cg_sl_add(out, stage_loops(L, f, fi, n, SM_UPDATE, red, &part));
+        cg_sl_add(out, stage_loops(L, f, fi, n, SM_UPDATE, &u));
         part_nest(L, f, fi, n, plain, &part);
-        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_MERGE, red, &part));
+        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_MERGE, &u));
+        u.part = NULL;
     } else {
-        cg_sl_add(out, stage_loops(L, f, fi, n, SM_UPDATE, red, NULL));
+        cg_sl_add(out, stage_loops(L, f, fi, n, SM_UPDATE, &u));
     }
     if (f->value != red->expr) {
         cg_default_nest(L, f, fi, plain, NULL);
         cg_sched_fill(L->s, f, fi->sorder, plain);
-        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_FINAL, red, NULL));
+        cg_sl_add(out, stage_loops(L, f, fi, plain, SM_FINAL, &u));
     }
     free(plain);
 }

@@ -394,9 +394,9 @@ static int do_bound(Ap *a)
 }
 
 /* rfactor(r, v), step by step:
- *   1. r's loop is a reduction loop, the stage's only reduction
- *      combines with sum, prod, max or min, and nothing is factored
- *      yet;
+ *   1. r's loop is a reduction loop of the stage's only reduction
+ *      (any operation: argmax/argmin combine their partial results'
+ *      best values and indices), and nothing is factored yet;
  *   2. the loop becomes the pure loop v (parallel, vectorize may name
  *      it now), and lower_stage.c accumulates into partial results
  *      indexed by it, then combines those in order.
@@ -413,9 +413,6 @@ static int do_rfactor(Ap *a)
     if (!n->loops[i].rkey)      /* the checker lets only those through */
         return refuse(a, "'rfactor' of a loop that is not a reduction "
                       "loop");
-    if (!n->red || (n->red->op != RD_SUM && n->red->op != RD_PROD &&
-                    n->red->op != RD_MAX && n->red->op != RD_MIN))
-        return refuse(a, "'rfactor' of an argmax or argmin");
     if (n->rf_lv)
         return refuse(a, "a second 'rfactor' of a stage");
     n->rf_lv = n->loops[i].lv;
