@@ -172,7 +172,7 @@ static int tail_of(Ap *a, const TlSchedArg *arg, int i)
     if (strcmp(t, "round_up"))
         return refuse(a, arena_printf(&a->s->arena, "the tail strategy "
                                       "'%s'", t));
-    if (a->f->kind != FN_STAGE || n->call_out || a->np)
+    if (a->f->kind != FN_STAGE || n->call_out)
         return tail_error(a, t, arena_printf(&a->s->arena, "'%s' is not "
                           "an intermediate of this kernel, so its buffer "
                           "is not one the kernel allocates and may pad",

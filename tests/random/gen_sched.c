@@ -12,8 +12,12 @@
  * loops stay serial and in their written order, unroll and vectorize
  * without a factor need a constant extent, compute_at never goes
  * inside a vectorized loop, compute_inline only takes stages without
- * reductions.  Stages of inlined kernel calls and call results are
- * left to the default (TODO(issue 4): schedule them too, as c1.Y).
+ * reductions.  The stages of kernel calls are scheduled too, through
+ * the binding's path (`c1.Y`, `c1.inner.Y`), each within its call
+ * instance: computed at a loop of a consumer of the same instance,
+ * and the callee's output, which lands in the caller's binding,
+ * inlined into the caller's readers.  A call's result itself (`c1`)
+ * takes no directive (the backend refuses all but compute_root).
  */
 #include "gen.h"
 
@@ -44,6 +48,13 @@ typedef struct Sched {
     TlKernelInfo *k;
     TlFunc *f[MAXF];
     int nf;
+    /* Per stage: the kernel that defines it (k or a callee), the path
+     * of calls to it ("" or "c1.inner."), and for a callee's output
+     * the caller's tensor it lands in (else NULL). */
+    TlKernelInfo *kin[MAXF];
+    char pre[MAXF][64];
+    TlFunc *res[MAXF];
+    TlKernelInfo *rkin[MAXF];   /* ... and the kernel that holds it */
     Nest nest[MAXF];        /* final nests */
     int inl[MAXF];          /* compute_inline */
     int upd[MAXF];          /* lowered as an update: reduction loops */
@@ -78,12 +89,35 @@ static int reads(const TlExpr *e, const TlFunc *f)
     return 0;
 }
 
-static int find(const Sched *s, const TlFunc *f)
+/* Stage f of the call instance of stage `like` (the same kernel
+ * called twice shares its TlFuncs: the path tells them apart). */
+static int find(const Sched *s, const TlFunc *f, int like)
 {
     for (int i = 0; i < s->nf; i++)
-        if (s->f[i] == f)
+        if (s->f[i] == f && !strcmp(s->pre[i], s->pre[like]))
             return i;
     return -1;
+}
+
+/* Is f passed whole to a call of kernel k? */
+static int passed_whole(const TlKernelInfo *k, const TlFunc *f)
+{
+    for (int c = 0; c < k->ncalls; c++) {
+        TlCall *call = k->calls[c];
+        for (int i = 0; call->inputs && i < call->callee->ninputs; i++)
+            if (call->inputs[i] == f)
+                return 1;
+    }
+    return 0;
+}
+
+/* Is f an output of kernel k? */
+static int is_output(const TlKernelInfo *k, const TlFunc *f)
+{
+    for (int o = 0; o < k->noutputs; o++)
+        if (k->outputs[o] == f)
+            return 1;
+    return 0;
 }
 
 /* Does e read f outside the reduction `red`? */
@@ -103,25 +137,23 @@ static int reads_outside(const TlExpr *e, const TlExpr *red, const TlFunc *f)
     return 0;
 }
 
-/* The one stage that reads f, or -1 (none, several, or f is passed
- * whole to a call). */
-static int sole_reader(const Sched *s, const TlFunc *f)
+/* The one stage that reads stage fi (of its own kernel), or -1
+ * (none, several, or it is passed whole to a call). */
+static int sole_reader(const Sched *s, int fi)
 {
+    const TlKernelInfo *k = s->kin[fi];
+    const TlFunc *f = s->f[fi];
     int who = -1;
 
-    for (int c = 0; c < s->k->ncalls; c++) {
-        TlCall *call = s->k->calls[c];
-        for (int i = 0; call->inputs && i < call->callee->ninputs; i++)
-            if (call->inputs[i] == f)
-                return -1;
-    }
-    for (int i = 0; i < s->k->nfuncs; i++) {
-        const TlFunc *g = s->k->funcs[i];
+    if (passed_whole(k, f))
+        return -1;
+    for (int i = 0; i < k->nfuncs; i++) {
+        const TlFunc *g = k->funcs[i];
         if (g == f || !reads(g->value, f))
             continue;
-        if (who >= 0 || find(s, g) < 0)
+        if (who >= 0 || find(s, g, fi) < 0)
             return -1;
-        who = find(s, g);
+        who = find(s, g, fi);
     }
     return who;
 }
@@ -466,22 +498,24 @@ static int stage(Sched *s, int fi, TlBuf *out)
     int use_rv = 0, nd;
 
     buf_init(&chain);
-    /* where it is computed */
+    /* where it is computed: a callee's output landing in a stage of
+     * the caller may be inlined into the caller's readers */
+    if (s->res[fi] && !f->nreds && !passed_whole(s->rkin[fi], s->res[fi]) &&
+        !is_output(s->rkin[fi], s->res[fi]) && rg_chance(s->r, 25)) {
+        s->inl[fi] = 1;
+        buf_printf(out, "    %s%s.compute_inline()\n", s->pre[fi], f->name);
+        buf_free(&chain);
+        return 1;
+    }
     if (f->kind == FN_STAGE) {
-        int reader = sole_reader(s, f), w = rg_below(s->r, 100);
+        int reader = sole_reader(s, fi), w = rg_below(s->r, 100);
         int lp[MAXL], m;
-        if (w < 25 && !f->nreds && reader >= -1) {
-            int whole = 0;
-            for (int c = 0; c < s->k->ncalls; c++)
-                for (int i = 0; i < s->k->calls[c]->callee->ninputs; i++)
-                    whole |= s->k->calls[c]->inputs &&
-                             s->k->calls[c]->inputs[i] == f;
-            if (!whole) {
-                s->inl[fi] = 1;
-                buf_printf(out, "    %s.compute_inline()\n", f->name);
-                buf_free(&chain);
-                return 1;
-            }
+        if (w < 25 && !f->nreds && !passed_whole(s->kin[fi], f)) {
+            s->inl[fi] = 1;
+            buf_printf(out, "    %s%s.compute_inline()\n", s->pre[fi],
+                       f->name);
+            buf_free(&chain);
+            return 1;
         }
         /* Not supported by the cpu backend (yet): a producer read
          * through zero_pad/clamp_edge, or read outside the reduction
@@ -516,16 +550,14 @@ static int stage(Sched *s, int fi, TlBuf *out)
     for (int j = 0; j < f->rank; j++)
         if (!f->axes[j].var)
             return 0;
-    /* The cpu target does not schedule argmax/argmin's variable yet
-     * (TODO(issue 4) in codegen/lower.c). */
-    if (f->nreds == 1 && f->reds[0]->expr->dtype == f->dtype &&
-        f->reds[0]->op != RD_ARGMAX && f->reds[0]->op != RD_ARGMIN &&
-        f->rank + f->reds[0]->nrvars < 12 && rg_chance(s->r, 50)) {
+    if (f->nreds == 1 && f->rank + f->reds[0]->nrvars < 12 &&
+        rg_chance(s->r, 50)) {
         TlReduce *red = f->reds[0];
         use_rv = 1;
         s->upd[fi] = 1;
         s->can_rf = red->op == RD_MAX || red->op == RD_MIN ||
-                    (dt_is_int(f->dtype) &&
+                    red->op == RD_ARGMAX || red->op == RD_ARGMIN ||
+                    (dt_is_int(red->expr->dtype) &&
                      (red->op == RD_SUM || red->op == RD_PROD));
         for (int v = 0; v < red->nrvars; v++) {
             Loop *l = &n->l[n->n++];
@@ -599,9 +631,43 @@ static int stage(Sched *s, int fi, TlBuf *out)
         ndir++;
     }
     if (chain.len)
-        buf_printf(out, "    %s%s\n", f->name, chain.s);
+        buf_printf(out, "    %s%s%s\n", s->pre[fi], f->name, chain.s);
     buf_free(&chain);
     return ndir;
+}
+
+/* The stages of kernel k (reached through path pre, by call; NULL at
+ * the top) and of the calls inside it, each kernel's in dependency
+ * order. */
+static void collect(Sched *s, TlKernelInfo *k, const char *pre,
+                    const TlCall *call)
+{
+    for (int i = 0; i < k->nfuncs && s->nf < MAXF; i++) {
+        TlFunc *f = k->funcs[i];
+        if ((f->kind != FN_STAGE && f->kind != FN_OUTPUT) || !f->value ||
+            f->rank <= 0)
+            continue;
+        s->f[s->nf] = f;
+        s->kin[s->nf] = k;
+        snprintf(s->pre[s->nf], sizeof s->pre[0], "%s", pre);
+        s->res[s->nf] = NULL;
+        for (int o = 0; call && call->results && f->kind == FN_OUTPUT &&
+                        o < k->noutputs; o++)
+            if (k->outputs[o] == f) {
+                s->res[s->nf] = call->results[o];
+                s->rkin[s->nf] = call->kernel;
+            }
+        s->nf++;
+    }
+    for (int c = 0; c < k->ncalls; c++) {
+        TlCall *cl = k->calls[c];
+        char p[64];
+        if (!cl->name || !cl->callee ||
+            (size_t)snprintf(p, sizeof p, "%s%s.", pre, cl->name) >=
+                sizeof p)
+            continue;
+        collect(s, cl->callee, p, cl);
+    }
 }
 
 int rg_schedule(RgRng *rng, const RgTarget *t, TlKernelInfo *k,
@@ -614,12 +680,7 @@ int rg_schedule(RgRng *rng, const RgTarget *t, TlKernelInfo *k,
     memset(s, 0, sizeof *s);
     s->r = rng;
     s->k = k;
-    for (int i = 0; i < k->nfuncs && s->nf < MAXF; i++) {
-        TlFunc *f = k->funcs[i];
-        if ((f->kind == FN_STAGE || f->kind == FN_OUTPUT) && f->value &&
-            f->rank > 0)
-            s->f[s->nf++] = f;
-    }
+    collect(s, k, "", NULL);
     buf_printf(out, "schedule %s for %s {\n", name, t->name);
     for (int i = s->nf - 1; i >= 0; i--)
         n += stage(s, i, out);
