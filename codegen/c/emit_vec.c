@@ -15,14 +15,16 @@
  * and scatters) runs lane by lane through the scalar code of emit.c,
  * so it means exactly what the scalar code means.
  *
- * exp, erf, tanh, sigmoid, log, sqrt and rsqrt of f32 lanes have
- * vector helpers that give the scalar result bit for bit, and fast_exp
- * of f32 lanes one that does the f32 operations of lang/fast_exp.h
- * (emit_vmath.c).  The kernels are built with -ffp-contract=off to
- * round like the interpreter; TDSL_FMA=1 (SPEC 10.8) is the opt-in to
- * contraction.
- * TODO(issue 4): the other math calls of f32 lanes (sin, cos, pow,
- * ...) and all of f64 and f16 lanes run lane by lane through libm; the
+ * exp, erf, tanh, sigmoid, log, sqrt, rsqrt, sin and cos of f32 lanes
+ * have vector helpers that give the scalar result bit for bit, and
+ * fast_exp of f32 lanes one that does the f32 operations of
+ * lang/fast_exp.h (emit_vmath.c).  The kernels are built with
+ * -ffp-contract=off to round like the interpreter; TDSL_FMA=1 (SPEC
+ * 10.8) is the opt-in to contraction.
+ * TODO(issue 4): the other math calls of f32 lanes (tan, pow, the
+ * inverse and hyperbolic functions) and all of f64 and f16 lanes run
+ * lane by lane through libm (pow would need log x in more than double
+ * precision for y log x to be within a few units of double); the
  * double e^x that tanh, sigmoid and erf share is one Horner chain of
  * 14 steps (erf's own polynomials run as four chains: 1.9x faster).
  */

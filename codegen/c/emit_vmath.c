@@ -8,16 +8,17 @@
  * exp, erf, tanh, sigmoid and log compute each lane in double, to
  * within 2^-44 of the true value, relative (the polynomials are cut
  * where their truncation falls below that, not at double's own
- * precision: fewer terms).  Rounding that to float gives libm's float
- * unless the value lies within 1024 units of double (2^-42 relative)
- * of a float rounding boundary (the low 29 bits of the double near a
- * half unit of float: about one lane in 260000) or outside the range
- * where the result is a normal float; such lanes, and NaNs, are
+ * precision: fewer terms); sin and cos within a few units of double.
+ * Rounding that to float gives libm's float unless the value lies
+ * within 1024 units of double (2^-42 relative) of a float rounding
+ * boundary (the low 29 bits of the double near a half unit of float:
+ * about one lane in 260000) or outside the range where the result is
+ * a normal float; such lanes, and NaNs, are
  * computed again by libm.  Contraction into fused multiply-adds
  * (TDSL_FMA=1) only changes the double value by a few units, well
- * inside the 1024.  sqrt is one
- * vector instruction, rsqrt the scalar code's double operations on
- * vectors, both correctly rounded like the scalar code.
+ * inside the 1024.  sqrt is one vector instruction, rsqrt the scalar
+ * code's double operations on vectors, both correctly rounded like
+ * the scalar code.
  *
  * Checked against the scalar formula on all 2^32 f32 bit patterns
  * (a throwaway program on the emitted text; gcc 12 -O3 -march=native
@@ -27,7 +28,9 @@
  * erf, tanh and sigmoid and =fast and clang for erf): no lane differs.
  * Lanes left to libm near a boundary: erf 722, tanh 66, sigmoid 835,
  * log 486 of 2^32; in none would the double value, rounded, have been
- * wrong.  Largest error of the double values against long
+ * wrong.  sin and cos: all 2^32 with gcc off, and the positive floats
+ * below 2^21 (the rest is their mirror image, or libm) with gcc and
+ * clang =fast.  Largest error of the double values against long
  * double libm on a 1/331 sample: erf 3.1, tanh 3.2, sigmoid 2.2, log
  * 1.4 units of double.
  */
@@ -141,7 +144,21 @@ static const char vm_dbl[] =
     "{\n"
     "    tl_ex_d8 s, r = tl_vm_red(d, &s);\n"
     "    return s * tl_vm_em1(r) + (s - 1.0);\n"
+    "}\n"
+    "/* c[0] + c[1] u + ... + c[n-1] u^(n-1) as four Horner chains in u^4,\n"
+    " * interleaved: a quarter of one chain's latency. */\n"
+    "TL_HELPER tl_ex_d8 tl_vm_poly(const double *c, int n, tl_ex_d8 u)\n"
+    "{\n"
+    "    tl_ex_d8 u2 = u * u, u4 = u2 * u2, q[4];\n"
+    "    for (int j = 0; j < 4; j++) {\n"
+    "        int k = j + (n - 1 - j) / 4 * 4;\n"
+    "        q[j] = (tl_ex_d8){0} + c[k];\n"
+    "        for (k -= 4; k >= 0; k -= 4)\n"
+    "            q[j] = q[j] * u4 + c[k];\n"
+    "    }\n"
+    "    return (q[0] + u * q[1]) + u2 * (q[2] + u * q[3]);\n"
     "}\n";
+
 
 /* exp of f32 lanes, the interpreter's (float)exp((double)x) bit for
  * bit: tl_vm_exp in double (within about 2 units of double of the
@@ -197,20 +214,6 @@ static const char verf_macro[] =
     "    0x1.72126bd7dcd08p-37, -0x1.faff6d03e255bp-38,\n"
     "    0x1.257d01ccb997fp-39,\n"
     "};\n"
-    "\n"
-    "/* c[0] + c[1] u + ... + c[n-1] u^(n-1) as four Horner chains in u^4,\n"
-    " * interleaved: a quarter of one chain's latency. */\n"
-    "TL_HELPER tl_ex_d8 tl_vm_poly(const double *c, int n, tl_ex_d8 u)\n"
-    "{\n"
-    "    tl_ex_d8 u2 = u * u, u4 = u2 * u2, q[4];\n"
-    "    for (int j = 0; j < 4; j++) {\n"
-    "        int k = j + (n - 1 - j) / 4 * 4;\n"
-    "        q[j] = (tl_ex_d8){0} + c[k];\n"
-    "        for (k -= 4; k >= 0; k -= 4)\n"
-    "            q[j] = q[j] * u4 + c[k];\n"
-    "    }\n"
-    "    return (q[0] + u * q[1]) + u2 * (q[2] + u * q[3]);\n"
-    "}\n"
     "TL_HELPER tl_ex_f8 tl_erf8(tl_ex_f8 x)\n"
     "{\n"
     "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), a, p, q;\n"
@@ -297,6 +300,79 @@ static const char vlog_macro[] =
     "    q = s * z * q + s;\n"
     "    q = e * 0x1.62e42fee00000p-1 + (e * 0x1.a39ef35793c76p-33 + q);\n"
     "    TL_VM_END(log, x, y, q, ok)\n"
+    "    return y;\n"
+    "}\n";
+
+/* sin and cos: n = x 2/pi rounded, r = x - n pi/2 with pi/2 in three
+ * parts, the first two of 32 bits, so that for |x| < 2^21 (n < 2^21)
+ * n times each is exact and the first two subtractions are exact
+ * (Sterbenz): r is within 2^-53 relative of x - n pi/2, the third
+ * part's error below 2^-101 (f32 inputs come no nearer a multiple of
+ * pi/2 than about 2^-30).  sin r and cos r by Taylor (|r| <= 0.8,
+ * n's rounding included: truncation below 2^-70), as four Horner
+ * chains each; the quadrant n mod 4 picks one and its sign.  Within
+ * 2.5 units of double.  Larger |x|, where n and its products would
+ * not be exact, and subnormal x (sin x is then subnormal too) go to
+ * libm. */
+static const char vsincos_base[] =
+    "static const double tl_sin_c[9] = {\n"
+    "    -0x1.5555555555555p-3, 0x1.1111111111111p-7,\n"
+    "    -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,\n"
+    "    -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,\n"
+    "    -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49,\n"
+    "    -0x1.2f49b46814157p-57,\n"
+    "};\n"
+    "static const double tl_cos_c[10] = {\n"
+    "    -0x1p-1, 0x1.5555555555555p-5,\n"
+    "    -0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-16,\n"
+    "    -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29,\n"
+    "    -0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-45,\n"
+    "    -0x1.6827863b97d97p-53, 0x1.e542ba4020225p-62,\n"
+    "};\n"
+    "/* sin r and cos r of r = d - n pi/2, and n mod 4 (0 <= d < 2^21). */\n"
+    "TL_HELPER void tl_vm_sincos(tl_ex_d8 d, tl_ex_d8 *s, tl_ex_d8 *c,\n"
+    "                            tl_ex_i8 *q)\n"
+    "{\n"
+    "    tl_ex_d8 n = d * 0x1.45f306dc9c883p-1 + 0x1.8p52, r, z;\n"
+    "    n = n - 0x1.8p52;\n"
+    "    *q = __builtin_convertvector(n, tl_ex_i8) & 3;\n"
+    "    r = (d - n * 0x1.921fb544p0) - n * 0x1.0b4611a6p-34;\n"
+    "    r = r - n * 0x1.3198a2e037073p-69;\n"
+    "    z = r * r;\n"
+    "    *s = r + r * z * tl_vm_poly(tl_sin_c, 9, z);\n"
+    "    *c = 1.0 + z * tl_vm_poly(tl_cos_c, 10, z);\n"
+    "}\n";
+
+/* sin x: sin r, cos r, -sin r, -cos r by quadrant, computed for |x|
+ * and given x's sign (sin is odd; sin -0 is -0, which r + r z P(z)
+ * would not keep); cos x: cos r, -sin r, -cos r, sin r. */
+static const char vsin_macro[] =
+    "TL_HELPER tl_ex_f8 tl_sin8(tl_ex_f8 x)\n"
+    "{\n"
+    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), a, s, c, p;\n"
+    "    tl_ex_i8 sign = (tl_ex_i8)d & INT64_MIN, ok, q;\n"
+    "    tl_ex_f8 y;\n"
+    "    a = (tl_ex_d8)((tl_ex_i8)d & INT64_MAX);\n"
+    "    ok = (a < 0x1p21) & ((a >= 0x1p-126) | (a == 0.0));\n"
+    "    tl_vm_sincos(tl_vm_sel(ok, a, (tl_ex_d8){0}), &s, &c, &q);\n"
+    "    p = tl_vm_sel((q & 1) != 0, c, s);\n"
+    "    p = (tl_ex_d8)((tl_ex_i8)p ^ ((q & 2) << 62) ^ sign);\n"
+    "    TL_VM_END(sin, x, y, p, ok)\n"
+    "    return y;\n"
+    "}\n";
+
+static const char vcos_macro[] =
+    "TL_HELPER tl_ex_f8 tl_cos8(tl_ex_f8 x)\n"
+    "{\n"
+    "    tl_ex_d8 d = __builtin_convertvector(x, tl_ex_d8), a, s, c, p;\n"
+    "    tl_ex_i8 ok, q;\n"
+    "    tl_ex_f8 y;\n"
+    "    a = (tl_ex_d8)((tl_ex_i8)d & INT64_MAX);\n"
+    "    ok = a < 0x1p21;\n"
+    "    tl_vm_sincos(tl_vm_sel(ok, a, (tl_ex_d8){0}), &s, &c, &q);\n"
+    "    p = tl_vm_sel((q & 1) != 0, s, c);\n"
+    "    p = (tl_ex_d8)((tl_ex_i8)p ^ (((q + 1) & 2) << 62));\n"
+    "    TL_VM_END(cos, x, y, p, ok)\n"
     "    return y;\n"
     "}\n";
 
@@ -410,20 +486,25 @@ static void fexp_clamp(TlBuf *b, int w)
                w, w, w, w, w, w);
 }
 
+/* What a helper needs before its text: vm_dbl, vsincos_base. */
+enum { VM_DBL = 1, VM_TRIG = 2 };
+
 /* The calls with helpers: the call, the helper's name, its text, and
- * whether it needs vm_dbl. */
+ * what it needs (fast_exp last: it alone needs no vm_base). */
 static const struct {
     LCall fn;
     const char *name, *text;
-    int dbl;
+    int needs;
 } vmath[] = {
-    {LC_EXP, "exp", vexp_macro, 1},
-    {LC_ERF, "erf", verf_macro, 1},
-    {LC_TANH, "tanh", vtanh_macro, 1},
-    {LC_SIGMOID, "sigmoid", vsigmoid_macro, 1},
-    {LC_LOG, "log", vlog_macro, 1},
+    {LC_EXP, "exp", vexp_macro, VM_DBL},
+    {LC_ERF, "erf", verf_macro, VM_DBL},
+    {LC_TANH, "tanh", vtanh_macro, VM_DBL},
+    {LC_SIGMOID, "sigmoid", vsigmoid_macro, VM_DBL},
+    {LC_LOG, "log", vlog_macro, VM_DBL},
     {LC_SQRT, "sqrt", vsqrt_macro, 0},
     {LC_RSQRT, "rsqrt", vrsqrt_macro, 0},
+    {LC_SIN, "sin", vsin_macro, VM_DBL | VM_TRIG},
+    {LC_COS, "cos", vcos_macro, VM_DBL | VM_TRIG},
     {LC_FAST_EXP, "fexp", vfexp_macro, 0},
 };
 
@@ -458,17 +539,19 @@ unsigned cgc_vmath_bit(const LExpr *e)
 
 void cgc_vmath_prelude(TlBuf *b, unsigned set, const int *ws, int n)
 {
-    int dbl = 0;
+    int needs = 0;
 
     if (!set)
         return;
     for (int i = 0; i < NVMATH; i++)
-        if (set & (1u << i) && vmath[i].dbl)
-            dbl = 1;
+        if (set & (1u << i))
+            needs |= vmath[i].needs;
     if (set & ~(1u << (NVMATH - 1)))
         buf_puts(b, vm_base);
-    if (dbl)
+    if (needs & VM_DBL)
         buf_puts(b, vm_dbl);
+    if (needs & VM_TRIG)
+        buf_puts(b, vsincos_base);
     for (int i = 0; i < NVMATH; i++) {
         if (!(set & (1u << i)))
             continue;

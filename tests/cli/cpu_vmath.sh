@@ -1,15 +1,16 @@
 # cpu_vmath.sh - the vector math helpers (codegen/c/emit_vmath.c) stay
 # the interpreter's bit for bit when the kernels are built with
 # TDSL_FMA=1 (SPEC 10.8: their double polynomials may then be
-# contracted) and when they are built by clang: tests/cpu/cpu_vmath.tdsl
-# and cpu_vexp.tdsl pass and print the same as in the default build.
+# contracted) and when they are built by clang: tests/cpu/cpu_vmath.tdsl,
+# cpu_vexp.tdsl and cpu_vtrig.tdsl pass and print the same as in the
+# default build.
 . "$(dirname "$0")/lib.sh"
 src=$OLDPWD
 XDG_CACHE_HOME=$TMP/cache
 export XDG_CACHE_HOME
 command -v cc >/dev/null 2>&1 || exit 77
 
-for t in cpu_vmath cpu_vexp; do
+for t in cpu_vmath cpu_vexp cpu_vtrig; do
     f=$src/tests/cpu/$t.tdsl
     "$TDSL" "$f" >want 2>err || fail "$t, default build: $(cat err)"
     TDSL_FMA=1 "$TDSL" "$f" >out 2>err ||
