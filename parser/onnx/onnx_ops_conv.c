@@ -204,6 +204,18 @@ int ox_conv_geometry(OxModel *m, OxValue *x, OxValue *w, OxConv *g)
     return 0;
 }
 
+/* B, when given, is one value of x's dtype per output channel (it is
+ * read as B[i1]: a tensor of another rank was read past the index
+ * list). */
+static int bias_ok(OxModel *m, const OxValue *bias, TlDType dt, int64_t f)
+{
+    if (!bias || (bias->rank == 1 && bias->dims[0] == f && bias->dt == dt))
+        return 0;
+    ox_unsupported(m, "B must be a 1-D %s tensor of %lld values",
+                   dt_name(dt), (long long)f);
+    return -1;
+}
+
 static int op_conv(OxModel *m)
 {
     OxValue *x = ox_need_in(m, 0), *w = ox_need_in(m, 1);
@@ -217,7 +229,8 @@ static int op_conv(OxModel *m)
         ox_unsupported(m, "needs float N, C, spatial... input and weights");
         return -1;
     }
-    if (ox_conv_geometry(m, x, w, &g) < 0)
+    if (ox_conv_geometry(m, x, w, &g) < 0 ||
+        bias_ok(m, bias, x->dt, w->dims[0]) < 0)
         return -1;
     if (!(y = ox_out(m, 0, x->dt, g.rank, g.dims)))
         return -1;
@@ -348,7 +361,8 @@ static int op_conv_transpose(OxModel *m)
     }
     dims[0] = x->dims[0];
     dims[1] = FG * group;
-    if (!(y = ox_out(m, 0, x->dt, x->rank, dims)))
+    if (bias_ok(m, bias, x->dt, dims[1]) < 0 ||
+        !(y = ox_out(m, 0, x->dt, x->rank, dims)))
         return -1;
     T = dt_name(x->dt);
     strcpy(ix[0], "i0");

@@ -359,10 +359,30 @@ static int op_rnn(OxModel *m)
         q.w->dims[1] != ng * q.H || q.w->dims[2] != q.I ||
         q.r->dims[0] != nd || q.r->dims[1] != ng * q.H ||
         q.r->dims[2] != q.H ||
-        (q.bias && (q.bias->rank != 2 || q.bias->dims[1] != 2 * ng * q.H)) ||
-        (q.p && (q.p->rank != 2 || q.p->dims[1] != 3 * q.H))) {
+        (q.bias && (q.bias->rank != 2 || q.bias->dims[0] != nd ||
+                    q.bias->dims[1] != 2 * ng * q.H)) ||
+        (q.p && (q.p->rank != 2 || q.p->dims[0] != nd ||
+                 q.p->dims[1] != 3 * q.H))) {
         ox_unsupported(m, "the shapes of X, W, R, B, P do not fit (or the "
                        "sequence is longer than 64)");
+        return -1;
+    }
+    /* The states are read at [direction, batch, i] (or [batch,
+     * direction, i] in layout 1): another shape was indexed as that. */
+    for (int i = 0; i < 2; i++) {
+        const OxValue *st = i ? q.c0 : q.h0;
+        int64_t want[3] = {q.layout ? q.B : nd, q.layout ? nd : q.B, q.H};
+        if (st && (st->rank != 3 || st->dt != q.x->dt ||
+                   memcmp(st->dims, want, sizeof want))) {
+            ox_unsupported(m, "%s must have the shape %lld, %lld, %lld",
+                           i ? "initial_c" : "initial_h", (long long)want[0],
+                           (long long)want[1], (long long)want[2]);
+            return -1;
+        }
+    }
+    if ((q.w->dt != q.x->dt || q.r->dt != q.x->dt ||
+         (q.bias && q.bias->dt != q.x->dt) || (q.p && q.p->dt != q.x->dt))) {
+        ox_unsupported(m, "X, W, R, B and P must have one dtype");
         return -1;
     }
     if (q.sl) {
@@ -371,7 +391,8 @@ static int op_rnn(OxModel *m)
             all = tl_tensor_get_i64(q.sl->cval, &i) == q.T;
         if (all)
             q.sl = NULL;        /* every sequence is whole */
-        else if (q.ndir != 1 || dt_is_float(q.sl->dt) || q.sl->rank != 1) {
+        else if (q.ndir != 1 || dt_is_float(q.sl->dt) || q.sl->rank != 1 ||
+                 q.sl->dims[0] != q.B) {
             ox_unsupported(m, "sequence_lens only on forward runs");
             return -1;
         }

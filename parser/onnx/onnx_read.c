@@ -127,11 +127,16 @@ static void vreport(OxModel *m, int with_node, const char *fmt, va_list ap)
     ox_clear_progress(m);
     buf_init(&b);
     buf_printf(&b, "%s: ", m->path);
-    if (with_node && n)
-        buf_printf(&b, "node '%s' (%s, opset %d): ",
-                   n->name && *n->name ? n->name
-                                       : n->n_output ? n->output[0] : "?",
+    if (with_node && n) {
+        /* unnamed: its first output that is there (optional ones may be
+         * left empty, LSTM's Y say) */
+        const char *name = n->name && *n->name ? n->name : "?";
+        for (size_t i = 0; name[0] == '?' && i < n->n_output; i++)
+            if (n->output[i] && *n->output[i])
+                name = n->output[i];
+        buf_printf(&b, "node '%s' (%s, opset %d): ", name,
                    n->op_type ? n->op_type : "?", m->opset);
+    }
     buf_vprintf(&b, fmt, ap);
     put_clean(b.s);
     fputc('\n', stderr);

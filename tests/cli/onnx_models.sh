@@ -113,6 +113,10 @@ refused ext_autopad "node 'y' (Conv, opset 11): auto_pad 'XYZ' is none of \
 NOTSET, SAME_UPPER, SAME_LOWER and VALID"
 refused ext_d2s_mode "node 'y' (DepthToSpace, opset 11): mode 'XYZ' is \
 neither DCR nor CRD"
+refused ext_convb "node 'y' (Conv, opset 11): B must be a 1-D f32 tensor of \
+1 values"
+refused ext_lstm "node 'h' (LSTM, opset 14): initial_h must have the shape \
+1, 1, 3"
 "$TDSL" import ext_longattr.onnx -o ref.tdsl 2>err && fail "long auto_pad"
 [ "$(wc -l <err)" = 1 ] && [ "$(wc -c <err)" -le 405 ] &&
     grep -q "auto_pad 'xxxx*\.\.\.\$" err || fail "long message: $(head -c 600 err)"

@@ -145,6 +145,20 @@ for name, ap in (('ext_autopad', 'XYZ'), ('ext_longattr', 'x' * 5000)):
 single('ext_d2s_mode', helper.make_node('DepthToSpace', ['x'], ['y'],
                                         blocksize=1, mode='XYZ'),
        [x4e], [helper.make_tensor_value_info('y', f32, [2, 3, 2, 2])], 11)
+# Inputs of the wrong shape in an op's other slots (found by importing
+# each single-node test with one input given in another's place): a
+# Conv bias of rank 4 was read past its index list; an LSTM's
+# initial_h of the bias's shape gave source that did not check.
+single('ext_convb', helper.make_node('Conv', ['x', 'w', 'x'], ['y']),
+       [x4e, helper.make_tensor_value_info('w', f32, [1, 3, 1, 1])],
+       [helper.make_tensor_value_info('y', f32, [2, 1, 2, 2])], 11)
+xs = helper.make_tensor_value_info('x', f32, [2, 1, 4])
+single('ext_lstm', helper.make_node('LSTM', ['x', 'w', 'r', 'b', '', 'b'],
+                                    ['', 'h'], hidden_size=3),
+       [xs, helper.make_tensor_value_info('w', f32, [1, 12, 4]),
+        helper.make_tensor_value_info('r', f32, [1, 12, 3]),
+        helper.make_tensor_value_info('b', f32, [1, 24])],
+       [helper.make_tensor_value_info('h', f32, [1, 1, 3])], 14)
 # EyeLike beyond the matrix: all zeros.
 x2e = helper.make_tensor_value_info('x', f32, [3, 4])
 pb(np.zeros((3, 4), np.float32), 'x', os.path.join(out, 'ext_eye_x.pb'))
