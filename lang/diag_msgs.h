@@ -270,6 +270,8 @@ X(LAYOUT_COMPACT_SPLIT, ERROR, "axis '%s' has %lld elements, which '%s' (%lld po
 X(LAYOUT_SIZE_CONFLICT, ERROR, "this layout makes '%s' %lld, but the layout of '%s' makes it %lld")
 X(LAYOUT_SHAPE, ERROR, "the layout is written for shape %s, but the tensor has shape %s")
 X(LAYOUT_TOO_LARGE, ERROR, "%s has more elements than the %lld a layout can have")
+/* distribute on the accelerator (codegen/acc/dist.c). */
+X(DIST_LEVEL_TWICE, ERROR, "'%s' appears twice in the distributes of stage '%s'; a level deals one loop")
 /* What the accel target cannot compile yet, naming the construct
  * ("accel target cannot compile reductions yet"). */
 X(ACC_CG_UNSUPPORTED, ERROR, "accel target cannot compile %s yet")

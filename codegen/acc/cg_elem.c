@@ -23,6 +23,9 @@
  * vector ops of the previous group).  The padding lanes of the last
  * group are computed and counted as useful FLOPs (TODO(issue 6): write
  * masks from `$gpe` compares, or tag them as padding).
+ *
+ * When the schedule distributes the stage or lays out a tensor, the
+ * groups follow that layout instead (cg_elem_lay.c).
  */
 #include "codegen/acc/cg_int.h"
 
@@ -447,14 +450,19 @@ static void emit_program(Cg *g, int64_t groups, int64_t gw)
     for (int i = 0; i < p->nins; i++) {
         const TlTensor *x = g->c->in[p->ins[i].input];
         buf_printf(o, ".input %s ", p->ins[i].name);
-        if (p->ins[i].direct)
+        if (p->ins[i].map)
+            buf_printf(o, "f32[%lld]", (long long)p->ins[i].nmap);
+        else if (p->ins[i].direct)
             put_shape(o, x->rank, x->shape);
         else
             put_shape(o, g->c->out_rank, g->c->out_shape);
         buf_printf(o, " d[%lld]\n", (long long)(i * groups * gw));
     }
     buf_printf(o, ".output %s ", g->c->k->outputs[0]->name);
-    put_shape(o, g->c->out_rank, g->c->out_shape);
+    if (p->omap)
+        buf_printf(o, "f32[%lld]", (long long)p->oimage);
+    else
+        put_shape(o, g->c->out_rank, g->c->out_shape);
     buf_printf(o, " d[%lld]\n.rep %lld\n", (long long)out,
                (long long)groups);
     bm_name(b, sizeof b, nbm);
@@ -563,6 +571,10 @@ int acc_cg_elementwise(TlSession *s, const AccMachine *m,
     groups = (p->nelems + 2 * gw - 1) / (2 * gw);
     if (groups == 0)
         groups = 1;
+    if (acc_cg_elem_layout(&g, &groups) < 0) {
+        buf_free(&t);
+        return -1;
+    }
     if ((p->nins + 1) * groups * gw > m->dram_words) {
         buf_free(&t);
         return unsupported(&g, "tensors larger than the machine's DRAM");

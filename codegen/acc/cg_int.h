@@ -299,6 +299,14 @@ int64_t acc_cg_win_end(const AccCgWin *w, int64_t v);
 void acc_cg_win_out(const AccCgWin *w, const int64_t *v, int64_t *g,
                     int64_t *pair, int64_t *jj);
 
+/* The elementwise route's layout mode (cg_elem_lay.c), once g's
+ * operands are known: when the kernel's accel schedule distributes its
+ * stage or lays out a tensor, the layout the stage computes in becomes
+ * the route's groups (*groups of them), every operand's DRAM image and
+ * the output's (AccCgIn.map, omap).  1 when set up, 0 when the
+ * schedule says nothing, -1 after reporting. */
+int acc_cg_elem_layout(AccCg *g, int64_t *groups);
+
 /* Compiles an elementwise kernel (one loop nest storing a pointwise f32
  * expression of its inputs, read at the output's index or broadcast)
  * for machine m.  Returns 0, or -1 after reporting at loc what it

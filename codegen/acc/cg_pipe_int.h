@@ -88,6 +88,10 @@ typedef struct Pipe {
     const TlSchedInfo *si;
     AccPlan *plan;
     int64_t rowf[ACC_MAX_LEVELS];
+    /* The levels in the order the rows are dealt over them, outermost
+     * first (a distribute's order); dist: the stages distribute. */
+    int roword[ACC_MAX_LEVELS];
+    int dist;
     int64_t *rowmap;        /* [P * RB]: the row at (PE, slot), or -1 */
     int64_t scratch, scratch_words; /* DRAM area of the conversions */
 } Pipe;

@@ -26,11 +26,15 @@
  * layout (its DRAM image is the layout's places, PE by PE); the output
  * is stored from the plan's layout and read back through it.
  *
+ * A `distribute` of the rows (dist_rows) says which levels the rows
+ * are dealt over; it puts the program in layout mode too, and the plan
+ * then converts only where a `layout` says otherwise.
+ *
  * TODO(issue 6): layouts with two elements a long word (a route that
  * pairs rows, as the stages do, from pairs of columns); rows over
  * several axes, rows not a multiple of 4 long and more rows than one
  * block; inputs read broadcast in a layout (their images are made by
- * the runner); `distribute` (the stages always spread rows).
+ * the runner); distributes of columns (rows split over PEs).
  */
 #include "codegen/acc/cg_pipe_int.h"
 
@@ -45,12 +49,14 @@ static int fail(Pipe *x, const char *what)
 
 const TlSchedInfo *pipe_lay_schedule(const TlKernelInfo *k)
 {
-    for (int i = 0; i < k->nschedules; i++) {
-        const TlSchedInfo *si = k->schedules[i];
-        if (si->target && !strcmp(si->target, "accel") && !si->variant &&
-            si->nlayouts)
-            return si;
-    }
+    const TlSchedInfo *si = acc_sched_accel(k);
+
+    if (si && si->nlayouts)
+        return si;
+    for (int c = 0; si && c < si->nchains; c++)
+        for (int i = 0; i < si->chains[c]->ndirs; i++)
+            if (si->chains[c]->dirs[i].kind == SD_DISTRIBUTE)
+                return si;
     return NULL;
 }
 
@@ -81,10 +87,12 @@ static const char *stage_text(Pipe *x, int rank, const int64_t *shape)
         row_lw *= a == rank - 1 ? shape[a] / 4 : shape[a];
     buf_init(&b);
     buf_puts(&b, "((");
-    for (int l = 0; l < m->nlevels; l++)
+    for (int i = 0; i < m->nlevels; i++) {
+        int l = x->roword[i];
         if (x->rowf[l] > 1)
             buf_printf(&b, "%lld_%s, ", (long long)x->rowf[l],
                        m->level[l].name);
+    }
     buf_printf(&b, "%lld:%lld)", (long long)x->RB, (long long)row_lw);
     for (int a = 1; a < rank; a++) {
         int64_t later = 4;
@@ -273,6 +281,90 @@ static void need_scratch(Pipe *x, const AccLayout *src)
         x->scratch_words = n;
 }
 
+/* What the route cannot follow, at the schedule's directive. */
+static int refuse(Pipe *x, TlLoc at, const char *what)
+{
+    diag_error(x->g.s, at, DIAG_ACC_CG_UNSUPPORTED, what);
+    diag_note(x->g.s, x->g.loc, "in this call of '%s'", x->g.c->k->name);
+    x->g.failed = 1;
+    return -1;
+}
+
+/* The rows' places from the stages' distributes (dist.c): every stage
+ * computes its rows in the same places, so the stages that distribute
+ * must deal the rows (their first axis) over the same levels, in the
+ * same order; the levels they name take their whole fan-out, the
+ * others stay idle, and each PE holds a contiguous block of RB rows.
+ * Stages that do not distribute follow them.  Without any, the rows
+ * spread over every level (pipe_lay_setup).  -1 after reporting. */
+static int dist_rows(Pipe *x)
+{
+    TlSession *s = x->g.s;
+    const AccMachine *m = x->g.m;
+    const AccDist *ref = NULL;
+    const TlFunc *reff = NULL;
+    AccDist ad[MAX_STAGES];
+
+    x->dist = 0;
+    for (int i = 0; i < x->nst; i++) {
+        const Stage *st = &x->st[i];
+        const TlFunc *f = func_of(x, x->ts[st->tensor].buf);
+        AccDist *d = &ad[i];
+        int rc, ok = 1;
+        if (!f)
+            continue;
+        rc = acc_dist_stage(s, m, x->si, f, st->ext, d);
+        if (rc < 0) {
+            diag_note(s, x->g.loc, "in this call of '%s'", x->g.c->k->name);
+            x->g.failed = 1;
+            return -1;
+        }
+        if (rc == 0)
+            continue;
+        for (int j = 0; j < d->n; j++)
+            ok &= d->axis[j] == 0 && d->level[j] >= 0;
+        if (!ok)
+            return refuse(x, d->first->loc,
+                          arena_printf(&s->arena, "%s of stage '%s', which "
+                                       "deals more than its rows over the "
+                                       "machine's levels (a pipeline deals "
+                                       "rows only, one a long word),",
+                                       d->what, f->name));
+        if (ref && (ref->n != d->n ||
+                    memcmp(ref->level, d->level,
+                           (size_t)d->n * sizeof *d->level)))
+            return refuse(x, d->first->loc,
+                          arena_printf(&s->arena, "%s of stage '%s', "
+                                       "other than stage '%s''s %s (a "
+                                       "pipeline computes every stage's "
+                                       "rows in the same places),",
+                                       d->what, f->name, reff->name,
+                                       ref->what));
+        if (!ref) {
+            ref = d;
+            reff = f;
+        }
+    }
+    if (!ref)
+        return 0;
+    x->dist = 1;
+    for (int l = 0; l < m->nlevels; l++)
+        x->rowf[l] = 1;
+    for (int j = 0; j < ref->n; j++) {
+        x->roword[j] = ref->level[j];
+        x->rowf[ref->level[j]] = m->level[ref->level[j]].fanout;
+    }
+    /* The idle levels after them, in any order: their factor is 1. */
+    for (int l = 0, n = ref->n; l < m->nlevels; l++) {
+        int named = 0;
+        for (int j = 0; j < ref->n; j++)
+            named |= ref->level[j] == l;
+        if (!named)
+            x->roword[n++] = l;
+    }
+    return 0;
+}
+
 int pipe_lay_setup(Pipe *x)
 {
     AccCg *g = &x->g;
@@ -285,12 +377,19 @@ int pipe_lay_setup(Pipe *x)
 
     for (int i = 0; i < x->nst; i++)
         if (x->st[i].nrow != 1)
-            return fail(x, "a `layout` in the schedule of a pipeline whose "
+            return fail(x, "a `layout` or `distribute` in the schedule of a "
+                           "pipeline whose "
                            "rows span several axes");
-    for (int l = 0; l < m->nlevels; l++) {
-        x->rowf[l] = gcd(rem, m->level[l].fanout);
-        rem /= x->rowf[l];
-    }
+    if (dist_rows(x))
+        return -1;
+    if (!x->dist)
+        for (int l = 0; l < m->nlevels; l++) {
+            x->roword[l] = l;
+            x->rowf[l] = gcd(rem, m->level[l].fanout);
+            rem /= x->rowf[l];
+        }
+    for (int l = 0; l < m->nlevels; l++)
+        rem = x->dist ? rem / x->rowf[l] : rem;
     x->RB = rem;
     for (int i = 0; i < x->nts; i++) {
         Tensor *t = &x->ts[i];
@@ -300,7 +399,8 @@ int pipe_lay_setup(Pipe *x)
         t->f = func_of(x, t->buf);
         t->text = stage_text(x, s->nout, s->ext);
         if (!t->f || !t->text)
-            return fail(x, "a `layout` in the schedule of a pipeline whose "
+            return fail(x, "a `layout` or `distribute` in the schedule of a "
+                           "pipeline whose "
                            "rows are not a multiple of 4 long");
     }
     for (int i = 0; i < p->nins; i++)
@@ -339,7 +439,8 @@ int pipe_lay_setup(Pipe *x)
             return -1;
     }
     if (pipe_place(x, x->RB))
-        return fail(x, "a `layout` in the schedule of a pipeline whose "
+        return fail(x, "a `layout` or `distribute` in the schedule of a "
+                           "pipeline whose "
                        "tensors do not fit the PEs' memories at once");
     /* Every layout at its region. */
     for (int i = 0; i < x->nts; i++) {

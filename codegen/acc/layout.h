@@ -414,7 +414,8 @@ int64_t acc_sink_cycles(const AccSink *e) TL_INTERNAL;
 /* Checks every `layout` statement of the accel schedules of prog
  * (checked without errors) against machine m: sizes come from the
  * kernel's constant shapes, or from canonical layouts (a size variable
- * must get one value from all of them).  Reports at the statements.
+ * must get one value from all of them); and the levels of every
+ * `distribute` (acc_dist_check_schedule).  Reports at the statements.
  * Returns the number of errors. */
 int acc_layout_check_program(TlSession *s, TlProgram *prog,
                              const AccMachine *m);
@@ -430,5 +431,45 @@ void acc_layout_known_shape(TlSession *s, const TlSchedInfo *si,
  * those of a read of it by plain index variables ("?" when there is
  * none).  names[f->rank] in s's arena. */
 const char **acc_layout_axis_names(TlSession *s, const TlFunc *f);
+
+/* ---- distribute (dist.c) ------------------------------------------ */
+
+/* The kernel's default accel schedule, or NULL. */
+const TlSchedInfo *acc_sched_accel(const TlKernelInfo *k);
+
+/* Checks the levels of every `distribute` of schedule si against m:
+ * each is a level of m, `W` or `S` (LAYOUT_LEVEL), and a stage names
+ * each once (DIST_LEVEL_TWICE).  The number of errors reported. */
+int acc_dist_check_schedule(TlSession *s, const TlSchedInfo *si,
+                            const AccMachine *m);
+
+/* The distributes of one stage, in order, outermost first: entry i
+ * deals axis[i] of the stage's result over level[i] (a level of the
+ * machine, or ACC_DIST_W / ACC_DIST_S); text is the compact layout
+ * they make ("[i@L2B, i@PE]"), first the first directive and what its
+ * text for messages ("`distribute(i, [L2B, PE])`"). */
+enum { ACC_DIST_MAX = 2 * ACC_MAX_LEVELS + 2, ACC_DIST_W = -1,
+       ACC_DIST_S = -2 };
+typedef struct AccDist {
+    int n;
+    int axis[ACC_DIST_MAX], level[ACC_DIST_MAX];
+    const char *text, *what;
+    const TlSchedDir *first;
+} AccDist;
+/* Stage f's distributes in schedule si (NULL: none) on machine m,
+ * with the result's sizes shape[f->rank] (NULL or -1: unknown): 1 when
+ * it has some, 0 when none, -1 after reporting at the directive (a
+ * loop that is not an axis of the result, a size the levels do not
+ * divide, a level check_schedule refuses). */
+int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
+                   const TlFunc *f, const int64_t *shape, AccDist *out);
+/* "`distribute(v, [L2B, PE])`" for directive d. */
+const char *acc_dist_what(TlSession *s, const TlSchedDir *d);
+/* For a route that keeps its own layouts (route: "matmul"): reports
+ * every `distribute` and `layout` of k's accel schedule at the
+ * directive (ACC_CG_UNSUPPORTED), then a note at the call.  -1 when
+ * there was one, else 0. */
+int acc_dist_refuse(TlSession *s, const TlKernelInfo *k, const char *route,
+                    TlLoc call);
 
 #endif

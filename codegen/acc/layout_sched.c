@@ -206,6 +206,7 @@ int acc_layout_check_program(TlSession *s, TlProgram *prog,
                 bind_sizes(&x, si->layouts[j]);
         for (int j = 0; j < si->nlayouts; j++)
             check_one(&x, si->layouts[j]);
+        acc_dist_check_schedule(s, si, m);
     }
     return s->nerrors - before;
 }

@@ -376,8 +376,11 @@ static void explain_op(TlBuf *out, AccPlan *p, const PlOp *o)
         buf_printf(out, ", reduce partial results %.0f", d->reduce);
     if (d->halo > 0)
         buf_printf(out, ", halo exchange %.0f", d->halo);
-    buf_printf(out, "); %d distribution%s considered\n", o->ndist,
-               o->ndist == 1 ? "" : "s");
+    if (o->forced)
+        buf_puts(out, "); the schedule's distributes\n");
+    else
+        buf_printf(out, "); %d distribution%s considered\n", o->ndist,
+                   o->ndist == 1 ? "" : "s");
     for (int r = 0; r <= o->nreads; r++) {
         int ti = r < o->nreads ? o->reads[r].t : o->out;
         PlTensor *t = &p->t[ti];

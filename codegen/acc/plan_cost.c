@@ -411,6 +411,9 @@ static void match(AccPlan *p, PlOp *o, const PlRead *rd, const AccLayout *L)
     const int *map = rd ? rd->var : o->out_var;
     PlDist d;
 
+    if (o->forced)
+        return;
+
     memset(&d, 0, sizeof d);
     for (int l = 0; l < m->nlevels; l++)
         d.var[l] = -2;
@@ -488,7 +491,7 @@ static int route_layout(AccPlan *p, PlTensor *t)
 }
 
 /* Stage o's one distribution under p->route: the levels its output's
- * layout splits the first axis over take that axis's variable; the
+ * layout splits an axis over take that axis's variable; the
  * tensors the route lays out are in its layouts, the others in what
  * the distribution needs.  -1 after reporting. */
 static int route_dist(AccPlan *p, PlOp *o, TlLoc loc)
@@ -505,9 +508,9 @@ static int route_dist(AccPlan *p, PlOp *o, TlLoc loc)
         d.var[l] = -1;
     if (c >= 0) {
         L = out->cand[c].L;
-        for (int i = L->first[0]; i < L->first[1]; i++)
+        for (int i = 0; i < L->nf; i++)
             if (L->f[i].kind == ACC_F_LEVEL)
-                d.var[L->f[i].level] = o->out_var[0];
+                d.var[L->f[i].level] = o->out_var[L->f[i].axis];
     }
     cost(p, o, &d);
     for (int r = 0; r < o->nreads; r++) {
@@ -524,6 +527,31 @@ static int route_dist(AccPlan *p, PlOp *o, TlLoc loc)
         return no_layout(p, out, loc);
     o->dist[o->ndist++] = d;
     return 0;
+}
+
+/* Stage o's one distribution when the schedule distributes it
+ * (dist.c): the levels its distributes name take the variable of the
+ * axis they deal, the others stay idle (sub-words and lanes are the
+ * layouts' business, not the levels').  1 when it has one, 0 when it
+ * is free, -1 after reporting. */
+static int forced_dist(AccPlan *p, PlOp *o, const TlSchedInfo *si)
+{
+    const PlTensor *t = &p->t[o->out];
+    AccDist ad;
+    PlDist d;
+    int rc = acc_dist_stage(p->s, p->m, si, o->f, t->shape, &ad);
+
+    if (rc <= 0)
+        return rc;
+    memset(&d, 0, sizeof d);
+    for (int l = 0; l < p->m->nlevels; l++)
+        d.var[l] = -1;
+    for (int i = 0; i < ad.n; i++)
+        if (ad.level[i] >= 0)
+            d.var[ad.level[i]] = o->out_var[ad.axis[i]];
+    o->forced = 1;
+    add_dist(p, o, &d);
+    return 1;
 }
 
 /* The naive fixed layout: levels, outermost first, on the outermost
@@ -635,10 +663,12 @@ int pl_candidates(AccPlan *p, const TlSchedInfo *si, TlLoc loc)
             return -1;
         }
     }
-    for (int i = 0; i < p->nop; i++)
-        if (p->route ? route_dist(p, &p->op[i], loc)
-                     : (best_dists(p, &p->op[i], 4), 0))
+    for (int i = 0; i < p->nop; i++) {
+        int f = p->route ? 0 : forced_dist(p, &p->op[i], si);
+        if (f < 0 || (p->route ? route_dist(p, &p->op[i], loc)
+                               : (!f && (best_dists(p, &p->op[i], 4), 0))))
             return -1;
+    }
     if (!p->route)
         propagate(p);
     for (int i = 0; i < p->nop; i++)

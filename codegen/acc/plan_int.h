@@ -88,6 +88,8 @@ typedef struct PlOp {
     PlDist dist[PL_MAX_DISTS];
     int ndist;
     int choice;                 /* distribution of the current plan */
+    int forced;                 /* the schedule's distributes fix its
+                                 * one distribution */
 } PlOp;
 
 struct AccPlan {

@@ -1,9 +1,9 @@
 /*
  * target.c - the `accel` target: a runner with itp_call_kernel's
  * contract that lowers the kernel to loop IR without the cpu schedule
- * (codegen/lower.c; of accel schedules only the pipeline route's
- * `layout`s are followed, cg_pipe_lay.c: TODO(issue 6) `distribute` and
- * the other routes), compiles it to
+ * (codegen/lower.c; of accel schedules, `distribute` and `layout` are
+ * followed by the pipeline and elementwise routes, cg_pipe_lay.c and
+ * cg_elem_lay.c, and refused by the others, dist.c), compiles it to
  * TAM assembly (cg_*.c), assembles it and runs it on the simulator
  * with the call's inputs.  The machine is the one of --machine
  * (acc_cg_set_machine), else TDSL_MACHINE (a built-in name or a
@@ -438,13 +438,19 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     c.sizes = z->v;
     /* Its errors are at the call itself: no note. */
     rc = acc_cg_pipeline(s, m, &c, p, call_loc);
+    /* The matmul and reduction routes keep layouts of their own: a
+     * schedule's distribute or layout is refused there, by name. */
     if (rc == 1) {
         free_program(p);
         rc = acc_cg_matmul(s, m, &c, p, call_loc);
+        if (rc == 0 && acc_dist_refuse(s, k, "matmul", call_loc))
+            rc = -1;
     }
     if (rc == 1) {
         free_program(p);
         rc = acc_cg_reduce(s, m, &c, p, call_loc);
+        if (rc == 0 && acc_dist_refuse(s, k, "reduction", call_loc))
+            rc = -1;
     }
     if (rc == 1) {
         free_program(p);
