@@ -9,6 +9,7 @@
  */
 #include "diffcase.h"
 #include "codegen/codegen.h"
+#include "codegen/acc/acc.h"
 #include "interp/interp.h"
 #include "parser/parser.h"
 #include "config.h"
@@ -313,8 +314,21 @@ int dc_run_generated(const DcOpts *o, uint64_t seed, RgRng *rng,
     buf_putc(&src, '\n');
     if (strcmp(o->target, "accel"))
         rg_schedule(rng, &t, k, "k", &src);
-    else    /* TODO(issue 6): random accel schedules; a machine */
-        acc_cg_set_machine(rg_chance(rng, 50) ? "tiny" : "test");
+    else {
+        /* A machine, and for elementwise kernels a random schedule of
+         * distributes or a layout that fits it. */
+        const AccMachine *m =
+            acc_machine_builtin(rg_chance(rng, 50) ? "tiny" : "test");
+        const char *names[ACC_MAX_LEVELS];
+        int fan[ACC_MAX_LEVELS];
+        for (int l = 0; l < m->nlevels; l++) {
+            names[l] = m->level[l].name;
+            fan[l] = m->level[l].fanout;
+        }
+        acc_cg_set_machine(m->name);
+        rg_accel_schedule(rng, p, m->nlevels, names, fan, m->lm_words,
+                          &src);
+    }
     sess_close(&x);
     set_crash_text(seed, src.s);
     if (o->verbose)

@@ -51,6 +51,11 @@ typedef struct RgProgram {
      * order (a target that reassociates agrees bit for bit; a sum of
      * -0 terms is -0 everywhere, sums starting at -0). */
     int small_ints;
+    /* gen_accel.c: an elementwise kernel (its route follows random
+     * distributes and layouts), its output's extents. */
+    int accel_ew;
+    int out_rank;
+    int64_t out_ext[TL_MAX_RANK];
 } RgProgram;
 
 /* Fills p (buf_free(&p->text) when done) from rng. */
@@ -58,6 +63,16 @@ void rg_program(RgRng *rng, RgProgram *p);
 /* The same for the accel target (gen_accel.c): only kernels its code
  * generation takes. */
 void rg_program_accel(RgRng *rng, RgProgram *p);
+
+/* A random accel schedule for p (an accel_ew kernel `k` with output
+ * `out`) on a machine of nlevels levels named name[] with fan-outs
+ * fan[], lm long words a PE: one or more distributes of out's axes
+ * over the levels (and W, S) that divide them, or the same as a
+ * compact `layout out`, every place fitting a PE's memory; appended
+ * to src.  Nothing when p is not accel_ew or by chance. */
+void rg_accel_schedule(RgRng *rng, const RgProgram *p, int nlevels,
+                       const char *const *name, const int *fan,
+                       int64_t lm, TlBuf *src);
 
 /* What the target applies (the cpu backend today). */
 typedef struct RgTarget {

@@ -24,8 +24,13 @@
  * agrees bit for bit (zeros included: the accelerator's sums start at
  * -0 as the interpreter's do, so a sum of -0 products is -0).
  *
+ * Elementwise kernels may get a random accel schedule
+ * (rg_accel_schedule): distributes of the output's axes over levels
+ * of the machine, sub-words and lanes, or the same as a compact
+ * `layout`, which the elementwise route follows (cg_elem_lay.c).
+ *
  * TODO(issue 6): exp and division in stages, f16 matmul, and random
- * accel schedules.
+ * distributes and layouts of pipelines and of inputs.
  */
 #include "gen.h"
 
@@ -282,6 +287,10 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
         pipeline(&g, g.ndims - 1, red_out);
         return;
     }
+    p->accel_ew = !red;
+    p->out_rank = g.rank;
+    for (int d = 0; d < g.rank; d++)
+        p->out_ext[d] = ext[d];
     buf_puts(&p->text, "]) {\n    out[");
     for (int d = 0; d < g.rank; d++)
         buf_printf(&p->text, "%s%s", d ? ", " : "", axis[d]);
@@ -301,4 +310,66 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
     else
         expr(&g, 0);
     buf_puts(&p->text, "\n}\n");
+}
+
+void rg_accel_schedule(RgRng *rng, const RgProgram *p, int nlevels,
+                       const char *const *name, const int *fan,
+                       int64_t lm, TlBuf *src)
+{
+    /* ent[a]: the levels dealing axis a, outermost first. */
+    const char *ent[TL_MAX_RANK][16];
+    int nent[TL_MAX_RANK] = {0}, any = 0, last = p->out_rank - 1;
+    int64_t rem[TL_MAX_RANK], span = 1;
+
+    if (!p->accel_ew || !rg_chance(rng, 50))
+        return;
+    for (int a = 0; a < p->out_rank; a++)
+        rem[a] = p->out_ext[a];
+    for (int l = 0; l < nlevels && l < 14; l++) {
+        int a = rg_below(rng, p->out_rank);
+        if (rg_chance(rng, 30) || rem[a] % fan[l])
+            continue;
+        rem[a] /= fan[l];
+        ent[a][nent[a]++] = name[l];
+        any = 1;
+    }
+    /* Pairs along the last axis in a long word; lanes along any. */
+    if (rg_chance(rng, 40) && rem[last] % 2 == 0) {
+        rem[last] /= 2;
+        ent[last][nent[last]++] = "W";
+    }
+    if (rg_chance(rng, 20)) {
+        int a = rg_below(rng, p->out_rank);
+        if (rem[a] % 4 == 0) {
+            rem[a] /= 4;
+            ent[a][nent[a]++] = "S";
+        }
+    }
+    /* Lanes are addresses too (4 apart). */
+    for (int a = 0; a < p->out_rank; a++)
+        span *= rem[a] * (nent[a] && !strcmp(ent[a][nent[a] - 1], "S")
+                              ? 4 : 1);
+    if (!any || span > lm)
+        return;
+    buf_puts(src, "schedule k for accel {\n");
+    if (rg_chance(rng, 70)) {
+        buf_puts(src, "    out");
+        for (int a = 0; a < p->out_rank; a++) {
+            if (!nent[a])
+                continue;
+            buf_printf(src, ".distribute(%s, [", axis[a]);
+            for (int e = 0; e < nent[a]; e++)
+                buf_printf(src, "%s%s", e ? ", " : "", ent[a][e]);
+            buf_puts(src, "])");
+        }
+    } else {
+        int n = 0;
+        buf_puts(src, "    layout out: [");
+        for (int a = 0; a < p->out_rank; a++)
+            for (int e = 0; e < nent[a]; e++)
+                buf_printf(src, "%s%s@%s", n++ ? ", " : "", axis[a],
+                           ent[a][e]);
+        buf_putc(src, ']');
+    }
+    buf_puts(src, "\n}\n");
 }
