@@ -21,8 +21,10 @@
  * matrix unit's route).  The tree and the unit reassociate sums, so
  * these programs ask for inputs of small integers (RgProgram
  * small_ints): every partial sum is then exact in f32 and any order
- * agrees bit for bit (zeros included: the accelerator's sums start at
- * -0 as the interpreter's do, so a sum of -0 products is -0).
+ * agrees bit for bit but for the sign of a zero, which SPEC 10.5
+ * leaves open on accel (a reduction route may start a sum of -0
+ * products at +0; diffcase.c compares zeros of either sign as equal
+ * there).
  *
  * Elementwise kernels may get a random accel schedule
  * (rg_accel_schedule): distributes of the output's axes over levels
