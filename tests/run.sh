@@ -503,7 +503,7 @@ done
 # random/cases: TDSL_RANDOM_CHECK (150) random kernels under random
 # valid schedules, compiled for the cpu and compared bit for bit
 # (`make check-random` runs 1000; a failure prints the seed that
-# replays it).  random/accel: TDSL_RANDOM_ACCEL_CHECK (300) random
+# replays it).  random/accel: TDSL_RANDOM_ACCEL_CHECK (1000) random
 # kernels of the kinds the accel target compiles, on the simulator
 # (`make check-random TARGET=accel`).  diff/NAME: every kernel the
 # script of an example, of a std test or of tests/diff (cases the
@@ -528,7 +528,7 @@ random_test() {
 }
 
 random_test random/cases -n "${TDSL_RANDOM_CHECK:-150}" -s 1 -j 2
-random_test random/accel -t accel -n "${TDSL_RANDOM_ACCEL_CHECK:-300}" \
+random_test random/accel -t accel -n "${TDSL_RANDOM_ACCEL_CHECK:-1000}" \
     -s 1 -j 2
 for f in examples/*.tdsl tests/stdlib/*.tdsl tests/diff/*.tdsl; do
     [ -e "$f" ] || continue
