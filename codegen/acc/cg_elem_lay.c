@@ -71,24 +71,6 @@ static int user_layout(Lay *x, const TlFunc *f, int rank,
     return 0;
 }
 
-/* Whether A and B put every element at the same places. */
-static int same_places(const AccLayout *A, const AccLayout *B)
-{
-    if (A->nelems != B->nelems || A->ncopies != B->ncopies ||
-        A->space != B->space)
-        return 0;
-    for (int64_t e = 0; e < A->nelems; e++)
-        for (int64_t c = 0; c < A->ncopies; c++) {
-            AccLoc a, b;
-            acc_layout_locate(A, e, c, &a);
-            acc_layout_locate(B, e, c, &b);
-            if (a.addr != b.addr || a.word != b.word ||
-                memcmp(a.path, b.path, sizeof a.path))
-                return 0;
-        }
-    return 1;
-}
-
 /* Reports what the route cannot follow, at the schedule's statement. */
 static int refuse(Lay *x, TlLoc at, const char *what)
 {
@@ -150,7 +132,7 @@ static const AccLayout *compute_layout(Lay *x, const AccDist *ad)
     }
     if (user_layout(x, of, c->out_rank, c->out_shape, &Lo, &lat))
         return NULL;
-    if (Lo && Lc && !same_places(Lo, Lc)) {
+    if (Lo && Lc && !acc_layout_same_places(Lo, Lc)) {
         refuse(x, lat, arena_printf(&s->arena, "a `layout` of '%s' other "
                                     "than the places its distributes "
                                     "compute it in (%s; the elementwise "
@@ -174,7 +156,7 @@ static const AccLayout *compute_layout(Lay *x, const AccDist *ad)
         }
         if (!Lc && Li->nelems == g->p->nelems)
             Lc = Li;
-        if (Lc && !same_places(Li, Lc)) {
+        if (Lc && !acc_layout_same_places(Li, Lc)) {
             refuse(x, lat, arena_printf(&s->arena, "a `layout` of '%s' "
                                         "other than the places stage '%s' "
                                         "computes in (the elementwise "

@@ -208,24 +208,6 @@ static const AccLayout *layout(Pipe *x, const char *text, int rank,
     return acc_layout_from_text(x->g.s, "<pipeline>", text, &q);
 }
 
-/* Whether A and B put every copy of every element at the same place
- * (then converting moves nothing: the same layout written two ways). */
-static int same_places(const AccLayout *A, const AccLayout *B)
-{
-    if (A->ncopies != B->ncopies || A->space != B->space)
-        return 0;
-    for (int64_t e = 0; e < A->nelems; e++)
-        for (int64_t c = 0; c < A->ncopies; c++) {
-            AccLoc a, b;
-            acc_layout_locate(A, e, c, &a);
-            acc_layout_locate(B, e, c, &b);
-            if (a.addr != b.addr || a.word != b.word ||
-                memcmp(a.path, b.path, sizeof a.path))
-                return 0;
-        }
-    return 1;
-}
-
 /* The plan's layout L of a tensor when it is not the stages' (text):
  * into u, unplaced, with the words its region takes.  -1 after
  * reporting one the conversions cannot take. */
@@ -237,7 +219,7 @@ static int other(Pipe *x, const AccLayout *L, const char *text,
 
     if (!S)
         return fail(x, "the layout its stages compute in");
-    if (same_places(L, S))
+    if (acc_layout_same_places(L, S))
         return 0;
     for (int i = 0; i < L->nf; i++)
         if (L->f[i].kind == ACC_F_WORD)

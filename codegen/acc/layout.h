@@ -180,6 +180,9 @@ void acc_layout_locate(const AccLayout *L, int64_t e, int64_t copy,
 /* The same for an index vector idx[rank]. */
 void acc_layout_locate_idx(const AccLayout *L, const int64_t *idx,
                            int64_t copy, AccLoc *out);
+/* Whether A and B put every copy of every element at the same place
+ * (then converting moves nothing: one layout written two ways). */
+int acc_layout_same_places(const AccLayout *A, const AccLayout *B);
 /* Turns out, the place of copy 0 of an element, into copy `copy`'s
  * (what acc_layout_locate gives, without computing the place again). */
 void acc_layout_set_copy(const AccLayout *L, int64_t copy, AccLoc *out);

@@ -329,3 +329,20 @@ int64_t acc_layout_at(const AccLayout *L, int64_t pe, int64_t addr,
     acc_loc_of_pe(m, pe, L->space, addr, &loc);
     return acc_layout_element(L, &loc, copy);
 }
+
+int acc_layout_same_places(const AccLayout *A, const AccLayout *B)
+{
+    if (A->nelems != B->nelems || A->ncopies != B->ncopies ||
+        A->space != B->space)
+        return 0;
+    for (int64_t e = 0; e < A->nelems; e++)
+        for (int64_t c = 0; c < A->ncopies; c++) {
+            AccLoc a, b;
+            acc_layout_locate(A, e, c, &a);
+            acc_layout_locate(B, e, c, &b);
+            if (a.addr != b.addr || a.word != b.word ||
+                memcmp(a.path, b.path, sizeof a.path))
+                return 0;
+        }
+    return 1;
+}

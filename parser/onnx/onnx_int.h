@@ -117,6 +117,11 @@ int64_t ox_numel(const OxValue *v);
  * is not a variable alone; other values read the helper directly. */
 void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
                     unsigned mask);
+/* The identifier of a stage derived from v (a padded or clamped copy:
+ * helper and mask say which), made once: *made is 1 when it is new and
+ * the caller writes its definition (into m->pending). */
+const char *ox_derived(OxModel *m, OxValue *v, const char *helper,
+                       unsigned mask, const char *suffix, int *made);
 /* What to read v by at positions computed from data (GridSample's
  * taps, MaxUnpool's sources): v itself when its extent is fixed (a
  * graph input, a constant), else a copy stage, made once, that

@@ -555,22 +555,12 @@ static int pool_indices(OxModel *m, OxValue *x, const Window *w,
  * once. */
 static const char *lowest_padded(OxModel *m, OxValue *x)
 {
-    TlBuf *b = &m->pending, name;
-    const char *id;
+    TlBuf *b = &m->pending;
+    int made;
+    const char *id = ox_derived(m, x, "lowest", 0, "lo", &made);
 
-    x->used = 1;
-    for (int k = 0; k < x->nbounded; k++)
-        if (!strcmp(x->bounded[k].helper, "lowest"))
-            return x->bounded[k].id;
-    buf_init(&name);
-    buf_printf(&name, "%s_lo", x->id);
-    id = ox_ident(m, name.s);
-    buf_free(&name);
-    if (x->nbounded < 4) {
-        x->bounded[x->nbounded].helper = "lowest";
-        x->bounded[x->nbounded].mask = 0;
-        x->bounded[x->nbounded++].id = id;
-    }
+    if (!made)
+        return id;
     buf_printf(b, "    # '%s' with the lowest %s outside, for the windows "
                "that reach past it\n", x->name, dt_name(x->dt));
     ox_lhs(b, id, x->rank);

@@ -423,11 +423,36 @@ int ox_plain_index(const char *s)
     return 1;
 }
 
+const char *ox_derived(OxModel *m, OxValue *v, const char *helper,
+                       unsigned mask, const char *suffix, int *made)
+{
+    TlBuf name;
+    const char *id;
+
+    v->used = 1;
+    *made = 0;
+    for (int k = 0; k < v->nbounded; k++)
+        if (!strcmp(v->bounded[k].helper, helper) &&
+            v->bounded[k].mask == mask)
+            return v->bounded[k].id;
+    buf_init(&name);
+    buf_printf(&name, "%s_%s", v->id, suffix);
+    id = ox_ident(m, name.s);
+    buf_free(&name);
+    if (v->nbounded < 4) {
+        v->bounded[v->nbounded].helper = helper;
+        v->bounded[v->nbounded].mask = mask;
+        v->bounded[v->nbounded++].id = id;
+    }
+    *made = 1;
+    return id;
+}
+
 void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
                     unsigned mask)
 {
-    TlBuf *b = &m->pending, name;
-    int zero = !strcmp(helper, "zero_pad");
+    TlBuf *b = &m->pending;
+    int zero = !strcmp(helper, "zero_pad"), made;
     const char *id;
 
     v->used = 1;
@@ -437,20 +462,10 @@ void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
         buf_printf(out, "%s.%s", v->id, helper);
         return;
     }
-    for (int k = 0; k < v->nbounded; k++)
-        if (!strcmp(v->bounded[k].helper, helper) &&
-            v->bounded[k].mask == mask) {
-            buf_puts(out, v->bounded[k].id);
-            return;
-        }
-    buf_init(&name);
-    buf_printf(&name, "%s_%s", v->id, zero ? "zp" : "ce");
-    id = ox_ident(m, name.s);
-    buf_free(&name);
-    if (v->nbounded < 4) {
-        v->bounded[v->nbounded].helper = helper;
-        v->bounded[v->nbounded].mask = mask;
-        v->bounded[v->nbounded++].id = id;
+    id = ox_derived(m, v, helper, mask, zero ? "zp" : "ce", &made);
+    if (!made) {
+        buf_puts(out, id);
+        return;
     }
     buf_printf(b, "    # '%s' %s, for the reads outside its extent\n",
                v->name, zero ? "padded with zeros" : "clamped to its edge");
@@ -489,24 +504,16 @@ void ox_put_bounded(OxModel *m, TlBuf *out, OxValue *v, const char *helper,
 
 const char *ox_fixed(OxModel *m, OxValue *v)
 {
-    TlBuf *b = &m->pending, name;
+    TlBuf *b = &m->pending;
     const char *id;
+    int made;
 
     v->used = 1;
     if (v->kind != OX_NODE)
         return v->id;
-    for (int k = 0; k < v->nbounded; k++)
-        if (!strcmp(v->bounded[k].helper, "fixed"))
-            return v->bounded[k].id;
-    buf_init(&name);
-    buf_printf(&name, "%s_all", v->id);
-    id = ox_ident(m, name.s);
-    buf_free(&name);
-    if (v->nbounded < 4) {
-        v->bounded[v->nbounded].helper = "fixed";
-        v->bounded[v->nbounded].mask = 0;
-        v->bounded[v->nbounded++].id = id;
-    }
+    id = ox_derived(m, v, "fixed", 0, "all", &made);
+    if (!made)
+        return id;
     buf_printf(b, "    # '%s' over its whole extent, for the reads at "
                "computed positions\n    %s[", v->name, id);
     for (int i = 0; i < v->rank; i++)

@@ -340,17 +340,6 @@ int dc_run_generated(const DcOpts *o, uint64_t seed, RgRng *rng,
          * distributes or a layout that fits it. */
         const AccMachine *m =
             acc_machine_builtin(rg_chance(rng, 50) ? "tiny" : "test");
-        /* tiny's DRAM holds 65536 words: larger cases go to test (the
-         * target refuses them there, by name) */
-        int64_t words = 0;
-        for (int i = 0; i < p->ninputs; i++) {
-            int64_t n = 1;
-            for (int d = 0; d < p->rank[i]; d++)
-                n *= p->shape[i][d];
-            words += 2 * n;
-        }
-        if (words > m->dram_words / 4)
-            m = acc_machine_builtin("test");
         zero_sign_free = 1;
         const char *names[ACC_MAX_LEVELS];
         int fan[ACC_MAX_LEVELS];
