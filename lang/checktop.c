@@ -1061,7 +1061,7 @@ static TVal top(Chk *c, TlExpr **slot)
     if (!e)
         return err;
     switch (e->kind) {
-    case EX_INT: v = value(DT_I32, 0, NULL); break;
+    case EX_INT: v = value(ty_int_literal(e), 0, NULL); break;
     case EX_FLOAT: v = value(DT_F32, 0, NULL); break;
     case EX_BOOL: v = value(DT_BOOL, 0, NULL); break;
     case EX_STR: v = kind_only(TV_STR); break;

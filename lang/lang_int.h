@@ -292,6 +292,7 @@ TL_INTERNAL void rsv_dep(Kern *kc, TlFunc *f, TlFunc *g, TlLoc loc);
 TL_INTERNAL TlDType ty_promote(TlDType a, TlDType b);
 /* Is e a weak (literal-only) expression? */
 TL_INTERNAL int ty_weak(const TlExpr *e);
+TL_INTERNAL TlDType ty_int_literal(const TlExpr *e);
 /* Types a resolved kernel expression in place; returns its dtype or
  * DT_NONE after an error (reported once, at its cause). */
 TL_INTERNAL TlDType ty_expr(Kern *kc, TlExpr **slot);

@@ -99,6 +99,14 @@ static int value_arg(int id, int i)
     }
 }
 
+/* An integer literal's own dtype: i32, or i64 where i32 cannot hold
+ * it, so that 5000000000 + 1 stays weak and exact until it meets the
+ * dtype it takes (SPEC 8.3). */
+TlDType ty_int_literal(const TlExpr *e)
+{
+    return e->ival >= INT32_MIN && e->ival <= INT32_MAX ? DT_I32 : DT_I64;
+}
+
 int ty_weak(const TlExpr *e)
 {
     int id;
@@ -243,15 +251,6 @@ static TlExpr *implicit_cast(Chk *c, TlExpr *e, TlDType t)
     return x;
 }
 
-/* A literal, possibly negated: the only weak form that is retyped.
- * Other weak expressions (`1 / 2`) are folded in their own type, i32
- * or f32 (SPEC 8.3), and then converted. */
-static int literal(const TlExpr *e)
-{
-    while (e && e->kind == EX_UNARY && e->op == OP_NEG)
-        e = e->a;
-    return e && (e->kind == EX_INT || e->kind == EX_FLOAT);
-}
 
 void ty_coerce(Chk *c, TlExpr **slot, TlDType t)
 {
@@ -259,7 +258,10 @@ void ty_coerce(Chk *c, TlExpr **slot, TlDType t)
 
     if (!e || e->dtype == DT_NONE || t == DT_NONE)
         return;
-    if (literal(e) && (dt_is_float(t) || !weak_float(e))) {
+    /* A weak expression is computed in the dtype it takes (SPEC 8.3):
+     * x + (0.1 * 3) with x f64 multiplies in f64, and 5000000000 + 1
+     * next to an i64 never passes through i32. */
+    if (ty_weak(e) && (dt_is_float(t) || !weak_float(e))) {
         retype(c, e, t, 0);
         return;
     }
@@ -393,7 +395,7 @@ static TlDType type_cast(Kern *kc, TlExpr *e)
     if (t == DT_NONE)
         return DT_NONE;
     /* f16(1.5) means the f16 nearest 1.5, not a rounding of f32 1.5. */
-    if (literal(e->a) && e->dtype != DT_BOOL &&
+    if (ty_weak(e->a) && e->dtype != DT_BOOL &&
         (dt_is_float(e->dtype) || !weak_float(e->a)))
         retype(kc->c, e->a, e->dtype, 0);
     return e->dtype;
@@ -579,7 +581,7 @@ static TlDType type_of(Kern *kc, TlExpr **slot)
     if (!e)
         return DT_NONE;
     switch (e->kind) {
-    case EX_INT: t = DT_I32; break;
+    case EX_INT: t = ty_int_literal(e); break;
     case EX_FLOAT: t = DT_F32; break;
     case EX_BOOL: t = DT_BOOL; break;
     case EX_NAME: t = type_name(kc, e); break;

@@ -44,3 +44,31 @@ expect() {
     grep -q 'internal error' err && fail "tdsl $*: internal error"
     return 0
 }
+
+# onnx_cases SCRIPT: SCRIPT (under tests/onnx) writes models m<k>.onnx
+# with inputs m<k>_in*.pb and expected outputs m<k>_out*.pb into $TMP
+# and prints how many; each is imported, run on the interpreter and on
+# cpu, and compared with its expected outputs.  Exits 77 (skipped)
+# without python3-onnx and python3-numpy.
+onnx_cases() {
+    py=/usr/bin/python3
+    $py -c 'import onnx, numpy' 2>/dev/null || exit 77
+    n=$($py "$OLDPWD/tests/onnx/$1" "$TMP" 2>err) || fail "$1: $(cat err)"
+    k=0
+    while [ "$k" -lt "$n" ]; do
+        "$TDSL" import "m$k.onnx" -o "e$k.tdsl" 2>err ||
+            fail "import case $k: $(cat err)"
+        ins= outs=
+        for f in m${k}_in*.pb; do ins="$ins --in $f"; done
+        for f in m${k}_out*.pb; do outs="$outs --out ${f%.pb}.npy"; done
+        for target in interp cpu; do
+            "$TDSL" run "e$k.tdsl" $ins $outs --target $target 2>err ||
+                fail "run case $k on $target: $(cat err)"
+            for f in m${k}_out*.pb; do
+                "$TDSL" import --compare "${f%.pb}.npy" "$f" 2>err ||
+                    fail "case $k on $target, $f: $(cat err)"
+            done
+        done
+        k=$((k + 1))
+    done
+}
