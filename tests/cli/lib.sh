@@ -72,3 +72,15 @@ onnx_cases() {
         k=$((k + 1))
     done
 }
+
+# import_refused MODEL MESSAGE: `tdsl import MODEL.onnx` says exactly
+# "MODEL.onnx: MESSAGE" on one line, exits 1 and leaves no file.
+import_refused() {
+    "$TDSL" import "$1.onnx" -o ref.tdsl 2>err
+    st=$?
+    [ $st = 1 ] || fail "$1.onnx: exit $st: $(cat err)"
+    [ "$(cat err)" = "$1.onnx: $2" ] || fail "$1.onnx: $(cat err)"
+    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
+        fail "$1.onnx: a file left behind"
+    return 0
+}

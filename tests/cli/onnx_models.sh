@@ -93,34 +93,25 @@ for t in "ext_eye_1 ext_eye_x.pb:ext_eye_y.pb" "ext_eye_0 ext_eye_x.pb:ext_eye_y
     done
 done
 # Refusals: one line naming the node and why, exit 1, no file left.
-refused() {
-    "$TDSL" import "$1.onnx" -o ref.tdsl 2>err
-    st=$?
-    [ $st = 1 ] || fail "$1.onnx: exit $st: $(cat err)"
-    [ "$(cat err)" = "$1.onnx: $2" ] || fail "$1.onnx: $(cat err)"
-    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
-        fail "$1.onnx: a file left behind"
-    return 0
-}
-refused roi_max "node 'ra' (RoiAlign, opset 16): mode 'max' is not supported"
-refused ext_d2s "node 'y' (DepthToSpace, opset 11): blocksize \
+import_refused roi_max "node 'ra' (RoiAlign, opset 16): mode 'max' is not supported"
+import_refused ext_d2s "node 'y' (DepthToSpace, opset 11): blocksize \
 4611686018427387904 is larger than the channels"
-refused ext_pool "node 'y' (MaxPool, opset 13): a kernel, stride, dilation \
+import_refused ext_pool "node 'y' (MaxPool, opset 13): a kernel, stride, dilation \
 or pad above 2147483647"
-refused ext_convt "node 'y' (ConvTranspose, opset 13): a stride, dilation, \
+import_refused ext_convt "node 'y' (ConvTranspose, opset 13): a stride, dilation, \
 pad or output size above 2147483647"
-refused ext_autopad "node 'y' (Conv, opset 11): auto_pad 'XYZ' is none of \
+import_refused ext_autopad "node 'y' (Conv, opset 11): auto_pad 'XYZ' is none of \
 NOTSET, SAME_UPPER, SAME_LOWER and VALID"
-refused ext_d2s_mode "node 'y' (DepthToSpace, opset 11): mode 'XYZ' is \
+import_refused ext_d2s_mode "node 'y' (DepthToSpace, opset 11): mode 'XYZ' is \
 neither DCR nor CRD"
-refused ext_convb "node 'y' (Conv, opset 11): B must be a 1-D f32 tensor of \
+import_refused ext_convb "node 'y' (Conv, opset 11): B must be a 1-D f32 tensor of \
 1 values"
-refused ext_lstm "node 'h' (LSTM, opset 14): initial_h must have the shape \
+import_refused ext_lstm "node 'h' (LSTM, opset 14): initial_h must have the shape \
 1, 1, 3"
 "$TDSL" import ext_longattr.onnx -o ref.tdsl 2>err && fail "long auto_pad"
 [ "$(wc -l <err)" = 1 ] && [ "$(wc -c <err)" -le 405 ] &&
     grep -q "auto_pad 'xxxx*\.\.\.\$" err || fail "long message: $(head -c 600 err)"
-refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
+import_refused roi_adaptive "node 'ra' (RoiAlign, opset 16): sampling_ratio 0 \
 (adaptive) is not supported"
 
 # GridSample, RoiAlign and MaxUnpool of computed data: the same result
