@@ -543,6 +543,35 @@ static int op_argmax(OxModel *m)
     return 0;
 }
 
+/* Writes names[0..n) separated by commas. */
+static void put_idx(TlBuf *b, OxIdx *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* Writes the ranges "r0 in 0..N, .." of x's axes where red is set. */
+static void put_ranges(TlBuf *b, const OxValue *x, const int *red)
+{
+    for (int i = 0, r = 0; i < x->rank; i++)
+        if (red[i]) {
+            buf_printf(b, "%sr%d in 0..%lld", r ? ", " : "", r,
+                       (long long)x->dims[i]);
+            r++;
+        }
+}
+
+/* The index of x inside a reduction over the axes where red is set:
+ * r0.. for those, i0.. for the kept ones, each in order. */
+static void reduce_axes(const OxValue *x, const int *red, OxIdx *idx)
+{
+    for (int i = 0, r = 0, k = 0; i < x->rank; i++)
+        if (red[i])
+            snprintf(idx[i], sizeof idx[0], "r%d", r++);
+        else
+            snprintf(idx[i], sizeof idx[0], "i%d", k++);
+}
+
 /* Softmax and LogSoftmax: before opset 13 over the axes from `axis`
  * on (the input flattened to 2-D), from 13 over the one axis. */
 static int op_softmax(OxModel *m)
@@ -578,75 +607,42 @@ static int op_softmax(OxModel *m)
     snprintf(tmp, sizeof tmp, "%s_sum", y->name);
     sm = ox_ident(m, tmp);
     ox_comment(m);
-    /* mx over the kept axes, named i0.. in order */
+    /* mx and sm over the kept axes (named i0.. in order), ex over the
+     * full shape */
+    reduce_axes(x, red, idx);
     buf_printf(b, "    %s[", mx);
-    for (int i = 0; i < kr; i++)
-        buf_printf(b, "%si%d", i ? ", " : "", i);
-    buf_puts(b, "] = ");
-    {
-        int k = 0, r = 0;
-        buf_puts(b, "max(");
-        for (int i = 0; i < x->rank; i++) {
-            if (red[i]) {
-                buf_printf(b, "%sr%d in 0..%lld", r ? ", " : "", r,
-                           (long long)x->dims[i]);
-                snprintf(idx[i], sizeof idx[0], "r%d", r++);
-            } else {
-                snprintf(idx[i], sizeof idx[0], "i%d", k++);
-            }
-        }
-        buf_puts(b, ") ");
-        ox_read(b, x, idx);
-        buf_putc(b, '\n');
-    }
-    /* ex over the full shape */
-    buf_printf(b, "    %s[", ex);
-    for (int i = 0; i < x->rank; i++)
-        buf_printf(b, "%si%d", i ? ", " : "", i);
+    put_idx(b, full, kr);
+    buf_puts(b, "] = max(");
+    put_ranges(b, x, red);
+    buf_puts(b, ") ");
+    ox_read(b, x, idx);
+    buf_printf(b, "\n    %s[", ex);
+    put_idx(b, full, x->rank);
     buf_puts(b, "] = exp(");
     ox_read(b, x, full);
     buf_printf(b, " - %s[", mx);
-    for (int i = 0; i < kr; i++)
-        buf_printf(b, "%s%s", i ? ", " : "", kidx[i]);
-    buf_puts(b, "])\n");
-    /* sm over the kept axes */
-    buf_printf(b, "    %s[", sm);
-    for (int i = 0; i < kr; i++)
-        buf_printf(b, "%si%d", i ? ", " : "", i);
+    put_idx(b, kidx, kr);
+    buf_printf(b, "])\n    %s[", sm);
+    put_idx(b, full, kr);
     buf_puts(b, "] = sum(");
-    {
-        int k = 0, r = 0;
-        for (int i = 0; i < x->rank; i++) {
-            if (red[i]) {
-                buf_printf(b, "%sr%d in 0..%lld", r ? ", " : "", r,
-                           (long long)x->dims[i]);
-                snprintf(idx[i], sizeof idx[0], "r%d", r++);
-            } else {
-                snprintf(idx[i], sizeof idx[0], "i%d", k++);
-            }
-        }
-        buf_printf(b, ") %s[", ex);
-        for (int i = 0; i < x->rank; i++)
-            buf_printf(b, "%s%s", i ? ", " : "", idx[i]);
-        buf_puts(b, "]\n");
-    }
+    put_ranges(b, x, red);
+    buf_printf(b, ") %s[", ex);
+    put_idx(b, idx, x->rank);
+    buf_puts(b, "]\n");
     ox_lhs(&m->body, y->id, x->rank);
     if (logsm) {
         ox_read(b, x, full);
         buf_printf(b, " - %s[", mx);
     } else {
         buf_printf(b, "%s[", ex);
-        for (int i = 0; i < x->rank; i++)
-            buf_printf(b, "%si%d", i ? ", " : "", i);
+        put_idx(b, full, x->rank);
         buf_printf(b, "] / %s[", sm);
     }
-    for (int i = 0; i < kr; i++)
-        buf_printf(b, "%s%s", i ? ", " : "", kidx[i]);
+    put_idx(b, kidx, kr);
     buf_putc(b, ']');
     if (logsm) {
         buf_printf(b, " - log(%s[", sm);
-        for (int i = 0; i < kr; i++)
-            buf_printf(b, "%s%s", i ? ", " : "", kidx[i]);
+        put_idx(b, kidx, kr);
         buf_puts(b, "])");
     }
     buf_putc(b, '\n');
