@@ -9,7 +9,9 @@
 # utilization the simulator reports (useful FLOPs over the peak of the
 # dominant type's matrix unit, and over the vector peak), the busy
 # fractions, and the layout planner's estimate for the same kernel
-# beside the simulated count (`planner`: the cost model of plan*.c).
+# beside the simulated count (`planner`: the program code generation
+# emits, every instruction timed as the simulator times it, acc_time.c;
+# the cost model of plan*.c in parentheses).
 #
 #   sh bench/accel.sh [MACHINE...]      default: test mn2
 #

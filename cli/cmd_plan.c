@@ -2,7 +2,9 @@
  * cmd_plan.c - `tdsl lower FILE --kernel K --target accel --explain
  * [--machine M] [--size NAME=N]... [--simulate]`: the accel layout
  * planner's choice for every tensor of the kernel, with its reasons
- * (codegen/acc/plan.h); with --simulate, the plan's conversions (and
+ * (codegen/acc/plan.h), and the program code generation emits for the
+ * kernel timed as the simulator times it (the plan's estimate of the
+ * whole kernel); with --simulate, the plan's conversions (and
  * the naive plan's) emitted and run on the simulator (plan_sim.c).
  * Size variables the shapes leave open are given with --size; the
  * layouts of the kernel's accel schedule are kept.
@@ -66,6 +68,8 @@ int cli_lower_accel(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
         return status != EXIT_OK ? status : EXIT_USAGE;
     }
     p = acc_plan_kernel(s, m, k, accel_schedule(k), sizes, at);
+    if (p)
+        acc_cg_time_kernel(s, k, m, sizes, p);
     free(sizes);
     if (!p)
         return EXIT_DIAG;

@@ -330,6 +330,17 @@ typedef struct AccStats {
     int64_t hazards;                 /* lenient mode: early reads */
 } AccStats;
 
+/* What acc_sim_run would count for p, without its data (acc_time.c):
+ * the stream's timing does not depend on the values, so cycles and
+ * steps are the simulator's exactly. */
+typedef struct AccTiming {
+    int64_t cycles, steps, bundles, stall_steps, wait_stalls;
+    int64_t busy[ACC_SLOT__MAX];    /* steps each slot was occupied */
+    int64_t dram_words[2];          /* lw read [0], written [1] */
+    int64_t dma_ops;
+} AccTiming;
+void acc_time_program(const AccProgram *p, AccTiming *out);
+
 /* A simulator for p on p->m; strict: an early read is an error. */
 AccSim *acc_sim_new(TlSession *s, const AccProgram *p, int strict);
 void acc_sim_free(AccSim *sim);

@@ -219,7 +219,13 @@ TL_INTERNAL void acc_exec_mau(AccSim *sim, const AccOp *op, AccStage *st);
 TL_INTERNAL void acc_exec_xfer(AccSim *sim, const AccOp *op, AccStage *st);
 TL_INTERNAL void acc_exec_dma(AccSim *sim, const AccOp *op);
 /* Occupancy in steps of a transfer op. */
-TL_INTERNAL int64_t acc_xfer_steps(const AccSim *sim, const AccOp *op);
+TL_INTERNAL int64_t acc_xfer_steps(const AccMachine *m, const AccOp *op);
+/* Occupancy in steps of any op (its slot is busy that long). */
+TL_INTERNAL int64_t acc_op_steps(const AccMachine *m, const AccOp *op);
+/* The long words DMA op moves on each DRAM channel (vol[1024], by
+ * channel); 1 when it writes DRAM, 0 when it reads. */
+TL_INTERNAL int acc_dma_volumes(const AccMachine *m, const AccOp *op,
+                                int64_t *vol);
 /* Reads PE operand o of op for PE pe, sub-cycle c, into v[2]
  * (immediates and ids replicated in op's type); hazards are checked
  * before. */

@@ -471,11 +471,10 @@ int64_t acc_lat(const AccSim *sim, int sp)
 
 /* --- the issue loop ---------------------------------------------------- */
 
-static int64_t op_steps(AccSim *sim, const AccOp *op)
+int64_t acc_op_steps(const AccMachine *m, const AccOp *op)
 {
-    const AccMachine *m = sim->m;
     switch (acc_op_kind(op->opc)) {
-    case ACC_K_XDOWN: case ACC_K_XUP: return acc_xfer_steps(sim, op);
+    case ACC_K_XDOWN: case ACC_K_XUP: return acc_xfer_steps(m, op);
     case ACC_K_UN:
         if (op->opc == ACC_OP_EXP || op->opc == ACC_OP_LOG)
             return m->long_op_steps;
@@ -578,7 +577,7 @@ static int run_bundle(AccSim *sim, const AccOp *ops, int n)
     int64_t nsteps = 1;
     for (int i = 0; i < n; i++) {
         const AccOp *op = &ops[i];
-        int64_t occ = op_steps(sim, op);
+        int64_t occ = acc_op_steps(m, op);
         if (op->slot == ACC_SLOT_DMA) {
             sim->next_dma_step = s + m->dma_issue_steps;
         } else if (op->slot != ACC_SLOT_CTL) {
@@ -609,7 +608,7 @@ static int run_bundle(AccSim *sim, const AccOp *ops, int n)
                 continue;
             memcpy(sim->fwd[u], sim->stage[op->slot].v,
                    (size_t)(sim->npe * 8 * 8));
-            sim->fwd_step[u] = s + op_steps(sim, op) - 1;
+            sim->fwd_step[u] = s + acc_op_steps(m, op) - 1;
         }
     sim->st.bundles++;
     sim->step = s + nsteps;

@@ -185,9 +185,8 @@ void acc_exec_xfer(AccSim *sim, const AccOp *op, AccStage *st)
         exec_lk(sim, op, st);
 }
 
-int64_t acc_xfer_steps(const AccSim *sim, const AccOp *op)
+int64_t acc_xfer_steps(const AccMachine *m, const AccOp *op)
 {
-    const AccMachine *m = sim->m;
     const AccLevel *lv = &m->level[acc_bm_level(m, op->level)];
     int kind = op->opc == ACC_OP_DIST ? ACC_XK_DIST
                : op->opc == ACC_OP_GATHER ? ACC_XK_GATHER
@@ -210,6 +209,38 @@ int64_t acc_xfer_steps(const AccSim *sim, const AccOp *op)
 }
 
 /* --- DMA ----------------------------------------------------------------- */
+
+int acc_dma_volumes(const AccMachine *m, const AccOp *op, int64_t *vol)
+{
+    int64_t NT = acc_level_nodes(m, acc_bm_level(m, acc_bm_levels(m)));
+    int64_t n = op->src[0].stride;
+    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
+    int opc = op->opc;
+
+    memset(vol, 0, 1024 * sizeof *vol);
+    for (int64_t nd = 0; nd < NT; nd++) {
+        int64_t ch = nd / per < m->dram_channels ? nd / per
+                                                 : m->dram_channels - 1;
+        if (ch >= 1024)
+            ch = 1023;
+        switch (opc) {
+        case ACC_OP_DLD: case ACC_OP_DST:
+            if (nd == op->child)
+                vol[ch] += n;
+            break;
+        case ACC_OP_DBCAST:
+            vol[ch] = n;
+            break;
+        case ACC_OP_DDIST:
+            vol[ch] += n / NT;
+            break;
+        default:    /* dgather and the reductions */
+            vol[ch] += n;
+            break;
+        }
+    }
+    return opc == ACC_OP_DST || opc == ACC_OP_DGATHER || is_red(opc);
+}
 
 static void dram_rw(AccSim *sim, int64_t lw, uint64_t *buf, int64_t n,
                     int write)
@@ -255,20 +286,16 @@ void acc_exec_dma(AccSim *sim, const AccOp *op)
     int64_t NT = sim->bm_nodes[top];
     int64_t words = m->level[acc_bm_level(m, top)].bm_words;
     int64_t n = op->src[0].stride, cyc = sim->step * m->step_cycles;
-    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
     int64_t vol[1024];
-    memset(vol, 0, sizeof vol);
+    int up = acc_dma_volumes(m, op, vol);
     uint64_t *bm = sim->bm[top];
     int opc = op->opc;
-    int up = opc == ACC_OP_DST || opc == ACC_OP_DGATHER || is_red(opc);
     int64_t dlen = opc == ACC_OP_DDIST ? n / NT
                    : opc == ACC_OP_DGATHER ? n * NT : n;
     if (!up && dram_hazard(sim, op->src[0].addr, op->src[0].addr + n, cyc))
         return;
     uint64_t *buf = tl_xmalloc((size_t)(n > dlen ? n : dlen) * 8);
     for (int64_t nd = 0; nd < NT; nd++) {
-        int64_t ch = nd / per < m->dram_channels ? nd / per
-                                                 : m->dram_channels - 1;
         uint64_t *b = bm + nd * words;
         switch (opc) {
         case ACC_OP_DLD: case ACC_OP_DST:
@@ -278,21 +305,17 @@ void acc_exec_dma(AccSim *sim, const AccOp *op)
                 dram_rw(sim, op->src[0].addr, b + op->dst[0].addr, n, 0);
             else
                 dram_rw(sim, op->dst[0].addr, b + op->src[0].addr, n, 1);
-            vol[ch] += n;
             break;
         case ACC_OP_DBCAST:
             dram_rw(sim, op->src[0].addr, b + op->dst[0].addr, n, 0);
-            vol[ch] = n;
             break;
         case ACC_OP_DDIST:
             dram_rw(sim, op->src[0].addr + nd * dlen, b + op->dst[0].addr,
                     dlen, 0);
-            vol[ch] += dlen;
             break;
         case ACC_OP_DGATHER:
             dram_rw(sim, op->dst[0].addr + nd * n, b + op->src[0].addr, n,
                     1);
-            vol[ch] += n;
             break;
         default:
             if (nd == 0)
@@ -300,7 +323,6 @@ void acc_exec_dma(AccSim *sim, const AccOp *op)
             else
                 reduce_lw((AccOpcode)opc, (TlDType)op->dt, buf,
                           b + op->src[0].addr, n);
-            vol[ch] += n;
             break;
         }
     }

@@ -15,6 +15,7 @@
  */
 #include "codegen/acc/layout.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,10 @@ typedef struct Dec {
     DecDim *dim;
     int64_t *weight;    /* per factor: its digit's weight in its axis */
     TlArena *arena;     /* where the table of places goes */
-    int64_t *place;     /* acc_layout_at's table, once built */
+    int32_t *place;     /* acc_layout_at's table, once built:
+                         * [address][PE], the emitter's scans going
+                         * over the PEs of one address */
+    int64_t npe;        /* the machine's PEs, the table's row */
     int place_tried;
 } Dec;
 
@@ -276,12 +280,14 @@ void acc_loc_of_pe(const AccMachine *m, int64_t pe, AccLaySpace space,
  * Places of a PE layout, as a table
  * ==================================================================== */
 
-/* Tables larger than this many places are not built: acc_layout_at
- * decodes each place instead. */
-#define PLACE_TABLE_MAX ((int64_t)1 << 21)
+/* Tables larger than this many places (32 MB) are not built:
+ * acc_layout_at decodes each place instead, several times slower (a
+ * binary search per level); every address of mn2's 4096 PEs (2048
+ * long words each) still fits. */
+#define PLACE_TABLE_MAX ((int64_t)1 << 23)
 
 /* Fills D->place when L is in a PE space and small enough: for each
- * PE and address, the element at sub-word 0 times ncopies plus its
+ * address and PE, the element at sub-word 0 times ncopies plus its
  * copy, or -1. */
 static void build_places(const AccLayout *L, Dec *D)
 {
@@ -289,8 +295,10 @@ static void build_places(const AccLayout *L, Dec *D)
     int64_t npe = acc_machine_pes(m), span = L->addr_span;
 
     D->place_tried = 1;
+    D->npe = npe;
     if (L->node_level != m->nlevels - 1 || npe * span > PLACE_TABLE_MAX ||
-        L->nelems * L->ncopies > PLACE_TABLE_MAX * L->epl)
+        L->nelems * L->ncopies > PLACE_TABLE_MAX * L->epl ||
+        L->nelems * L->ncopies >= INT32_MAX)
         return;
     D->place = arena_alloc(D->arena, (size_t)(npe * span) *
                                          sizeof *D->place);
@@ -302,8 +310,9 @@ static void build_places(const AccLayout *L, Dec *D)
             acc_layout_locate(L, e, k, &loc);
             if (loc.word)
                 continue;
-            D->place[acc_loc_node(m, &loc, m->nlevels - 1) * span +
-                     loc.addr - L->base] = e * L->ncopies + k;
+            D->place[(loc.addr - L->base) * npe +
+                     acc_loc_node(m, &loc, m->nlevels - 1)] =
+                (int32_t)(e * L->ncopies + k);
         }
 }
 
@@ -319,7 +328,7 @@ int64_t acc_layout_at(const AccLayout *L, int64_t pe, int64_t addr,
     if (!D->place_tried)
         build_places(L, D);
     if (D->place) {
-        int64_t v = D->place[pe * L->addr_span + addr - L->base];
+        int64_t v = D->place[(addr - L->base) * D->npe + pe];
         if (v < 0)
             return -1;
         if (copy)

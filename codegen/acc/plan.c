@@ -307,6 +307,12 @@ void acc_plan_totals(const AccPlan *cp, int naive, AccPlanTotals *out)
         total(p);
     }
     sums(p, out);
+    out->program = !naive && p->has_prog ? p->prog.cycles : -1;
+    out->program_conv = !naive && p->has_bare
+                            ? p->prog.cycles - p->bare.cycles : 0;
+    out->route = !naive && p->has_prog ? p->prog_route : NULL;
+    if (!naive && p->has_prog)
+        out->timing = p->prog;
     if (naive) {
         p->fixed = 0;
         for (int i = 0; i < p->nt; i++)
@@ -314,6 +320,17 @@ void acc_plan_totals(const AccPlan *cp, int naive, AccPlanTotals *out)
         total(p);
         free(save);
     }
+}
+
+void acc_plan_set_program(AccPlan *p, const char *route,
+                          const AccTiming *all, const AccTiming *bare)
+{
+    p->has_prog = 1;
+    p->prog_route = route;
+    p->prog = *all;
+    p->has_bare = bare != NULL;
+    if (bare)
+        p->bare = *bare;
 }
 
 /* ====================================================================
@@ -430,6 +447,24 @@ void acc_plan_explain(TlBuf *out, const AccPlan *cp)
                "(%d, %lld lw), DRAM in/out %.0f (%lld lw): %.0f cycles\n",
                n.compute, n.conv, n.nconv, (long long)n.conv_words, n.io,
                (long long)n.io_words, n.total);
+    if (a.program >= 0) {
+        const AccTiming *t = &a.timing;
+        buf_printf(out, "program: the %s route's instructions, timed as "
+                   "the simulator times them: %lld cycles (%lld steps, "
+                   "%lld waiting for DMA; DRAM %lld lw read, %lld "
+                   "written, %lld DMA ops", a.route, (long long)a.program,
+                   (long long)t->steps, (long long)t->wait_stalls,
+                   (long long)t->dram_words[0], (long long)t->dram_words[1],
+                   (long long)t->dma_ops);
+        if (p->has_bare)
+            buf_printf(out, "; its conversions %lld",
+                       (long long)a.program_conv);
+        buf_printf(out, "); the model above is %.2fx of it\n",
+                   a.total / (double)(a.program > 0 ? a.program : 1));
+    } else {
+        buf_puts(out, "program: none (no route of code generation "
+                 "compiles this kernel for these sizes)\n");
+    }
     buf_printf(out, "search: %d round%s of improvement\n", p->iterations,
                p->iterations == 1 ? "" : "s");
 }

@@ -37,6 +37,15 @@ typedef struct AccPlanTotals {
                              * links (each link crossing counted) */
     int64_t io_words;
     int nconv;              /* conversions that move data */
+    /* The kernel's program as code generation emits it, timed as the
+     * simulator times it (acc_plan_set_program); -1 when none is
+     * attached.  This, not the model above, is the plan's estimate of
+     * the whole kernel. */
+    int64_t program;
+    int64_t program_conv;   /* of which its conversions (the program
+                             * against the same without them), or 0 */
+    const char *route;      /* the route that emitted it */
+    AccTiming timing;       /* the program's figures */
 } AccPlanTotals;
 
 /* Builds and solves the plan of kernel k on machine m.  sizes[i] is the
@@ -65,6 +74,24 @@ AccPlan *acc_plan_route(TlSession *s, const AccMachine *m,
                         TlKernelInfo *k, const TlSchedInfo *si,
                         const int64_t *sizes, const AccPlanRoute *route,
                         TlLoc loc);
+
+/* Attaches the program code generation emits for the planned kernel
+ * (route names the route: "pipeline", "matmul", ...), timed by
+ * acc_time_program, and when its conversions are in it, the same
+ * program without them (bare, else NULL).  The cost model above ranks
+ * distributions no route emits; the program's timing is what the
+ * plan that runs takes, instruction by instruction, as the
+ * conversions' estimate is what layout_emit.c emits (target.c attaches
+ * it: acc_cg_time_kernel). */
+void acc_plan_set_program(AccPlan *p, const char *route,
+                          const AccTiming *all, const AccTiming *bare);
+
+/* Compiles kernel k for inputs of the sizes (sizes[i] the value of
+ * k->sizes[i], NULL when every shape is constant) as a call would, and
+ * attaches its program to p, timed (acc_plan_set_program; target.c).
+ * -1, quietly, when no route compiles it. */
+int acc_cg_time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                       const int64_t *sizes, AccPlan *p);
 
 /* The chosen layout of tensor f of the planned kernel; NULL when f is
  * not one of its tensors. */

@@ -765,8 +765,10 @@ static void conv_fill(AccPlan *p, PlTensor *t, int a, int b)
      * model, far below what a route would take.  TODO(issue 6): the
      * estimate visits every place of both layouts several times (the
      * route of each group, DMA ops counted both ways through DRAM,
-     * then timed): resblock's plan on mn2 takes 26 s of host time, 5.6
-     * with the LCA model; one pass per layout would do. */
+     * then timed): resblock's plan on mn2 takes 12 s of host time (26
+     * before acc_layout_at's table went address-major and took every
+     * layout of mn2's PEs), 5.6 with the LCA model; one pass per layout
+     * would do. */
     buf_init(&why);
     if (acc_layout_emit_estimate(t->cand[a].L,
                                  pl_conv_target(p, t->cand[a].L,

@@ -105,6 +105,11 @@ struct AccPlan {
     int fixed;                  /* tensors do not follow their stage
                                  * (the naive plan) */
     const AccPlanRoute *route;  /* NULL: every distribution considered */
+    /* The program emitted for the kernel, timed (acc_plan_set_program):
+     * has_prog 0 when none; has_bare when its conversions are in it. */
+    int has_prog, has_bare;
+    const char *prog_route;
+    AccTiming prog, bare;
 };
 
 /* ---- plan.c -------------------------------------------------------- */

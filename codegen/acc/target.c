@@ -207,6 +207,41 @@ static AccSim *start(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     return sim;
 }
 
+/* Assembles text, a program of k, and times it without running it
+ * (acc_time_program).  -1 when it does not assemble. */
+static int time_text(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                     const TlBuf *text, AccTiming *t)
+{
+    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
+    int file = tl_add_source(s, name, text->s, text->len);
+    AccProgram *prog = acc_assemble(s, file, m, 1);
+
+    if (!prog)
+        return -1;
+    acc_time_program(prog, t);
+    return 0;
+}
+
+/* The plan's estimate of the whole kernel: program pg (of the route
+ * named route), timed instruction by instruction as the simulator
+ * times it, and without its conversions when it has some; attached to
+ * plan when there is one.  -1 when it cannot be timed. */
+static int attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                  AccPlan *plan, const AccCgProgram *pg, const char *route,
+                  AccTiming *all)
+{
+    AccTiming bare;
+    int has_bare;
+
+    if (time_text(s, k, m, &pg->text, all))
+        return -1;
+    has_bare = pg->nconv && pg->bare.len &&
+               time_text(s, k, m, &pg->bare, &bare) == 0;
+    if (plan)
+        acc_plan_set_program(plan, route, all, has_bare ? &bare : NULL);
+    return 0;
+}
+
 static int64_t words_moved(const AccStats *st)
 {
     int64_t w = st->dram_words[0] + st->dram_words[1];
@@ -221,15 +256,16 @@ static int64_t words_moved(const AccStats *st)
  * concern here: they are dropped). */
 static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                       TlKernelInfo *k, const int64_t *sizes,
-                      const AccCgProgram *pg, TlTensor *const *packed,
-                      int rank, const int64_t *shape, const AccStats *st,
-                      TlLoc loc)
+                      const AccCgProgram *pg, const char *route,
+                      TlTensor *const *packed, int rank,
+                      const int64_t *shape, const AccStats *st, TlLoc loc)
 {
     FILE *saved = s->diag_out;
     FILE *null = fopen("/dev/null", "w");
     int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed;
     AccPlan *p = pg->plan;
     AccPlanTotals t;
+    AccTiming tm;
 
     if (!null)
         return;
@@ -242,13 +278,34 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
         s->suppressed = sup;
     }
     fclose(null);
-    if (!p)
+    if (!p) {
+        /* No plan (the planner's model does not take the kernel on
+         * this machine): the program's timing all the same. */
+        if (attach(s, k, m, NULL, pg, route, &tm) == 0)
+            buf_printf(out, "planner    %lld cycles estimated (the %s "
+                       "route's program as emitted, timed; no layout plan "
+                       "of the kernel on this machine); "
+                       "simulated/estimated %.2f\n", (long long)tm.cycles,
+                       route, tm.cycles > 0 ? (double)st->cycles /
+                                                  (double)tm.cycles : 0.0);
         return;
+    }
+    attach(s, k, m, p, pg, route, &tm);
     acc_plan_totals(p, 0, &t);
-    buf_printf(out, "planner    %.0f cycles estimated (compute %.0f, "
-               "conversions %.0f, DRAM in/out %.0f); simulated/estimated "
-               "%.2f\n", t.total, t.compute, t.conv, t.io,
-               t.total > 0 ? (double)st->cycles / t.total : 0.0);
+    if (t.program >= 0)
+        buf_printf(out, "planner    %lld cycles estimated (the %s route's "
+                   "program as emitted, timed; the plan's model: compute "
+                   "%.0f, conversions %.0f, DRAM in/out %.0f); "
+                   "simulated/estimated %.2f\n", (long long)t.program,
+                   t.route, t.compute, t.conv, t.io,
+                   t.program > 0 ? (double)st->cycles / (double)t.program
+                                 : 0.0);
+    else
+        buf_printf(out, "planner    %.0f cycles estimated (compute %.0f, "
+                   "conversions %.0f, DRAM in/out %.0f); "
+                   "simulated/estimated %.2f\n", t.total, t.compute,
+                   t.conv, t.io,
+                   t.total > 0 ? (double)st->cycles / t.total : 0.0);
     if (pg->plan) {
         /* The program's conversions: what it moves and takes beyond
          * the same program without them. */
@@ -294,7 +351,8 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
 
 /* Assembles and runs p; the output in *out. */
 static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
-                    const AccCgProgram *p, TlTensor *const *packed,
+                    const AccCgProgram *p, const char *route,
+                    TlTensor *const *packed,
                     int rank, const int64_t *shape, const int64_t *sizes,
                     TlTensor **out, TlLoc loc)
 {
@@ -316,8 +374,8 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         buf_free(&last_stats);
         buf_init(&last_stats);
         acc_sim_print_stats(&last_stats, sim);
-        plan_line(&last_stats, s, m, k, sizes, p, packed, rank, shape,
-                  acc_sim_stats(sim), loc);
+        plan_line(&last_stats, s, m, k, sizes, p, route, packed, rank,
+                  shape, acc_sim_stats(sim), loc);
         have_last = last_stats.len > 0;
         rc = 0;
     } else {
@@ -359,7 +417,8 @@ static int call_shapes(TlKernelInfo *k, TlTensor *const *in, Sizes *z,
  * p->text).  0, or -1 after reporting. */
 static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                  TlTensor *const *packed, Sizes *z, const int64_t *oshape,
-                 const TlScalarArg *sc, AccCgProgram *p, TlLoc call_loc)
+                 const TlScalarArg *sc, AccCgProgram *p, const char **route,
+                 TlLoc call_loc)
 {
     double *pf;
     TlFunc *of = k->outputs[0];
@@ -437,23 +496,27 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     c.out_shape = oshape;
     c.sizes = z->v;
     /* Its errors are at the call itself: no note. */
+    *route = "pipeline";
     rc = acc_cg_pipeline(s, m, &c, p, call_loc);
     /* The matmul and reduction routes keep layouts of their own: a
      * schedule's distribute or layout is refused there, by name. */
     if (rc == 1) {
         free_program(p);
+        *route = "matmul";
         rc = acc_cg_matmul(s, m, &c, p, call_loc);
         if (rc == 0 && acc_dist_refuse(s, k, "matmul", call_loc))
             rc = -1;
     }
     if (rc == 1) {
         free_program(p);
+        *route = "reduction";
         rc = acc_cg_reduce(s, m, &c, p, call_loc);
         if (rc == 0 && acc_dist_refuse(s, k, "reduction", call_loc))
             rc = -1;
     }
     if (rc == 1) {
         free_program(p);
+        *route = "elementwise";
         rc = acc_cg_elementwise(s, m, &c, p, call_loc);
     }
     free(pval);
@@ -476,6 +539,7 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     int rc = -1;
     Sizes z;
     AccCgProgram p;
+    const char *route = NULL;
 
     TL_ASSERT(k->ok);
     for (int i = 0; i < k->noutputs; i++)
@@ -514,8 +578,8 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             return -1;
         }
     }
-    if (build(s, k, m, packed, &z, oshape, all, &p, call_loc) == 0)
-        rc = simulate(s, k, m, &p, packed, of->rank, oshape, z.v,
+    if (build(s, k, m, packed, &z, oshape, all, &p, &route, call_loc) == 0)
+        rc = simulate(s, k, m, &p, route, packed, of->rank, oshape, z.v,
                       &out[0], call_loc);
     free_program(&p);
     free(all);
@@ -535,6 +599,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     int rc = -1;
     Sizes z;
     AccCgProgram p;
+    const char *route;
 
     TL_ASSERT(k->ok);
     for (int i = 0; i < k->ninputs; i++)
@@ -555,7 +620,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         free(z.v);
         return -1;
     }
-    if (build(s, k, m, in, &z, oshape, NULL, &p, loc) == 0) {
+    if (build(s, k, m, in, &z, oshape, NULL, &p, &route, loc) == 0) {
         rc = 0;
         for (int i = 0; i < p.nins && rc == 0; i++) {
             if (p.ins[i].map || p.omap) {
@@ -593,4 +658,61 @@ void acc_cg_register_target(void)
 {
     itp_register_target("accel", run_accel);
     itp_register_target_report("accel", report_last);
+}
+
+int acc_cg_time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                       const int64_t *sizes, AccPlan *plan)
+{
+    TlLoc at = k->outputs && k->noutputs ? k->outputs[0]->loc
+                                         : (TlLoc){-1, 0, 0, 0, 0};
+    FILE *saved = s->diag_out, *null = fopen("/dev/null", "w");
+    int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed;
+    TlTensor **in = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in);
+    int64_t oshape[TL_MAX_RANK];
+    const char *route = NULL, *why;
+    int rc = -1, bad;
+    AccCgProgram p;
+    Sizes z;
+
+    if (!null) {
+        free(in);
+        return -1;
+    }
+    z.k = k;
+    z.v = tl_xcalloc((size_t)k->nsizes + 1, sizeof *z.v);
+    for (int i = 0; i < k->nsizes; i++)
+        z.v[i] = sizes ? sizes[i] : 0;
+    /* Inputs of the sizes' shapes, zero: code generation reads only
+     * their dtypes and shapes. */
+    bad = (why = unsupported_kernel(k, &at)) != NULL;
+    for (int i = 0; i < k->ninputs && !bad; i++) {
+        int64_t sh[TL_MAX_RANK];
+        for (int j = 0; j < k->inputs[i]->rank && !bad; j++)
+            bad = tl_sym_eval(k->inputs[i]->axes[j].extent, lookup, &z,
+                              &sh[j]) || sh[j] < 1;
+        if (!bad)
+            in[i] = tl_tensor_new(k->inputs[i]->dtype, k->inputs[i]->rank,
+                                  sh, NULL, 0);
+    }
+    for (int j = 0; !bad && j < k->outputs[0]->rank; j++)
+        bad = tl_sym_eval(k->outputs[0]->axes[j].extent, lookup, &z,
+                          &oshape[j]) || oshape[j] < 0;
+    s->diag_out = null;
+    if (!bad && build(s, k, m, in, &z, oshape, NULL, &p, &route, at) == 0) {
+        AccTiming tm;
+        rc = attach(s, k, m, plan, &p, route, &tm);
+    }
+    if (!bad)
+        free_program(&p);
+    s->diag_out = saved;
+    s->nerrors = ne;
+    s->nwarnings = nw;
+    s->suppressed = sup;
+    fclose(null);
+    for (int i = 0; i < k->ninputs; i++)
+        if (in[i])
+            tl_tensor_unref(in[i]);
+    free(in);
+    free(z.v);
+    return rc;
 }

@@ -1,5 +1,8 @@
 # plan.sh - `tdsl lower --target accel --explain`: the layout planner's
-# choices with their reasons (golden, with a layout the schedule fixes),
+# choices with their reasons (golden, with a layout the schedule fixes,
+# and the program the pipeline route emits for it, timed: its layout
+# mode follows the route's plan, which converts e where the planner's
+# own plan does not),
 # a chain of elementwise stages that needs no conversion, a two-matmul
 # pipeline where the plan beats the naive fixed layout (and its
 # conversions simulated), and the refusals (no --explain, an unknown or
@@ -47,6 +50,7 @@ stage s: distribute L1B:j PE:i
     writes s: in place
 estimated: compute 128, conversions 0 (0, 0 lw), DRAM in/out 186 (528 lw): 314 cycles
 naive fixed layout: compute 32, conversions 441 (3, 1484 lw), DRAM in/out 170 (528 lw): 643 cycles
+program: the pipeline route's instructions, timed as the simulator times them: 6268 cycles (1567 steps, 131 waiting for DMA; DRAM 1536 lw read, 1600 written, 306 DMA ops; its conversions 5908); the model above is 0.05x of it
 search: 1 round of improvement
 OUT
 "$TDSL" lower k.tdsl --kernel rows --target accel --explain --machine tiny \
