@@ -809,8 +809,12 @@ static void io_fill(AccPlan *p, PlTensor *t, int a)
         t->io_words[a] = 0;
         return;
     }
-    /* TODO(issue 6): cost loads and stores by what
-     * acc_layout_emit_load/_store emit, as conversions are. */
+    /* TODO(issue 6): cost loads and stores by what the routes emit.
+     * Not acc_layout_emit_load/_store: those read a row-major image,
+     * one DMA op per run (softmax 512 x 512 on test: 1.1 M cycles
+     * estimated that way), where every route reads an image the runner
+     * laid out in the order it loads (AccCgIn.map), a few long DMA
+     * runs, which this LCA estimate is nearer to. */
     cp = t->role == PT_INPUT
              ? acc_layout_convert_plan(&p->s->arena, t->dram, t->cand[a].L)
              : acc_layout_convert_plan(&p->s->arena, t->cand[a].L, t->dram);

@@ -335,7 +335,7 @@ int main(void)
     at_agrees("test", "lm1[8:24], (8,16)/((4_PE, 2), (4:2, 2, 2_W)); "
               "B@[L2B, MAB]", 1);
     at_agrees("tiny", "(4,8)/((4_PE), (8))", 1);
-    /* 4096 PEs x 2048 addresses: no table. */
+    /* 4096 PEs x 2048 addresses: the largest table. */
     at_agrees("mn2", "(64,64)/((64), (32, 2_W)); B@[L2B, L1B, MAB, PE]",
               511);
     /* Each route of the plan by itself.  In place: the same layout. */
