@@ -6,10 +6,10 @@
  * channels as acc_sim_xfer.c counts it.  None of this depends on the
  * data (the stream is straight-line), so the count is the simulator's
  * exactly, at the cost of a pass over the bundles; the layout planner
- * uses it to cost a route by the program code generation emits for it
- * (plan_route.c), as layout_time.c costs a conversion by what
- * layout_emit.c emits.  tests/unit/test_acc_time.c checks it against
- * the simulator.
+ * uses it to cost a kernel by the program code generation emits for it
+ * (target.c times it and hands it to the plan, acc_plan_set_program),
+ * as layout_time.c costs a conversion by what layout_emit.c emits.
+ * tests/unit/test_acc_time.c checks it against the simulator.
  */
 #include "codegen/acc/acc_int.h"
 
