@@ -69,17 +69,19 @@ static const char vec_macros[] =
     "  } return r; } \\\n"
     "TL_HELPER N N##_min(N a, N b) { return N##_sel(b < a, b, a); } \\\n"
     "TL_HELPER N N##_max(N a, N b) { return N##_sel(b > a, b, a); }\n"
-    "/* Floats: min/max that return a NaN operand, else the left one on\n"
-    " * a tie (the scalar tl_fmin/tl_fmax).  TL_HWMAX_N(b, a) is\n"
-    " * b > a ? b : a, a where either is NaN: x86's maxps, so the\n"
-    " * only other case, b NaN and a not, costs one select (a max of a\n"
-    " * constant, ReLU's, none at all). */\n"
+    "/* Floats: min/max that return a NaN where an operand is NaN (which\n"
+    " * NaN is free, SPEC 7.5), else the left one on a tie (the scalar\n"
+    " * tl_fmin/tl_fmax).  TL_HWMAX_N(b, a) is b > a ? b : a, a where\n"
+    " * either is NaN: x86's maxps, so only b NaN needs a select, and\n"
+    " * TL_NMAX_N(b, a) takes b there.  Its mask asks nothing of a: in\n"
+    " * a reduction acc = max(acc, x) the accumulator's chain is the\n"
+    " * maxps alone (testing a == a too put two compares on the chain:\n"
+    " * softmax's row max ran at a third of maxps's speed).  A max of a\n"
+    " * constant, ReLU's, costs no select at all. */\n"
     "#define TL_VECF(N, E, W) \\\n"
     "TL_VEC(N, E, W) \\\n"
-    "TL_HELPER N N##_min(N a, N b) \\\n"
-    "{ return N##_sel((b != b) & (a == a), b, TL_HWMIN_##N(b, a)); } \\\n"
-    "TL_HELPER N N##_max(N a, N b) \\\n"
-    "{ return N##_sel((b != b) & (a == a), b, TL_HWMAX_##N(b, a)); }\n"
+    "TL_HELPER N N##_min(N a, N b) { return TL_NMIN_##N(b, a); } \\\n"
+    "TL_HELPER N N##_max(N a, N b) { return TL_NMAX_##N(b, a); }\n"
     "/* gcc does not find maxps in the select; clang does. */\n"
     "#if defined(__GNUC__) && !defined(__clang__) && defined(__SSE2__)\n"
     "#define TL_HW2(N, I, S) ((N)__builtin_ia32_##I S)\n"
@@ -103,6 +105,20 @@ static const char vec_macros[] =
     "    ((b), (a), (b), (unsigned char)-1, 4))\n"
     "#define TL_HWMIN_tl_f64x8(b, a) TL_HW2(tl_f64x8, minpd512_mask, \\\n"
     "    ((b), (a), (b), (unsigned char)-1, 4))\n"
+    "/* AVX-512: the select is the max's own merge mask (lanes where b\n"
+    " * is ordered take the max, the others keep b). */\n"
+    "#define TL_ORD16(b) __builtin_ia32_cmpps512_mask((b), (b), 7, \\\n"
+    "    (unsigned short)-1, 4)\n"
+    "#define TL_ORD8(b) __builtin_ia32_cmppd512_mask((b), (b), 7, \\\n"
+    "    (unsigned char)-1, 4)\n"
+    "#define TL_NMAX_tl_f32x16(b, a) TL_HW2(tl_f32x16, maxps512_mask, \\\n"
+    "    ((b), (a), (b), TL_ORD16(b), 4))\n"
+    "#define TL_NMIN_tl_f32x16(b, a) TL_HW2(tl_f32x16, minps512_mask, \\\n"
+    "    ((b), (a), (b), TL_ORD16(b), 4))\n"
+    "#define TL_NMAX_tl_f64x8(b, a) TL_HW2(tl_f64x8, maxpd512_mask, \\\n"
+    "    ((b), (a), (b), TL_ORD8(b), 4))\n"
+    "#define TL_NMIN_tl_f64x8(b, a) TL_HW2(tl_f64x8, minpd512_mask, \\\n"
+    "    ((b), (a), (b), TL_ORD8(b), 4))\n"
     "#endif\n\n";
 
 static const char *elem_ctype(TlDType dt)
@@ -201,6 +217,10 @@ static void hw_minmax(TlBuf *b, const char *dt, int w)
                       "#define TL_HW%s_tl_%sx%d(b, a) tl_%sx%d_sel("
                       "(b) %s (a), (b), (a))\n#endif\n",
                    m, dt, w, m, dt, w, dt, w, op);
+        buf_printf(b, "#ifndef TL_N%s_tl_%sx%d\n"
+                      "#define TL_N%s_tl_%sx%d(b, a) tl_%sx%d_sel("
+                      "(b) != (b), (b), TL_HW%s_tl_%sx%d(b, a))\n#endif\n",
+                   m, dt, w, m, dt, w, dt, w, m, dt, w);
     }
 }
 
