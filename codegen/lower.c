@@ -249,6 +249,35 @@ void cg_stage_buffer(Lw *L, TlFunc *f, SList *out)
     }
     fi->size = size;
 }
+/* ok && what it implies that the C compiler could not know: where
+ * stage f's extent on a bound axis is a size (or integer scalar) alone,
+ * that variable equals the bound's extent too.  The simplifier writes
+ * a variable that an `if` tests equal to a constant as that constant
+ * inside it (pass_simplify.c), so the regions of the stages computed
+ * inside fold to constants: softmax's rows had their buffers sized,
+ * filled and reduced by loops with symbolic bounds and empty tails. */
+static LExpr *bound_implies(Lw *L, TlFunc *f, CgNest *n, LExpr *ok)
+{
+    for (int j = 0; j < f->rank; j++) {
+        const TlSymExpr *x = f->axes[j].extent;
+        LExpr *e = n->bext[j];
+        LVar *v;
+        int64_t lo;
+        /* A stage's buffer extent is max(0, extent): a positive one
+         * is the extent's value. */
+        if (!e || e->kind != LE_INT || e->ival <= 0 || !x || x->c != 0 ||
+            x->n != 1 || x->t[0].coef != 1 ||
+            x->t[0].atom->kind != SYM_VAR ||
+            !tl_sym_const(f->axes[j].lo, &lo) || lo != 0 ||
+            !(v = cg_find_var(L, x->t[0].atom->var)) ||
+            !dt_is_int(v->type.dt) || v->type.lanes != 1)
+            continue;
+        ok = bin(L, LO_AND, ok, bin(L, LO_EQ, lir_ref(L->s, v),
+                                    lir_const(L->s, v->type, e->ival)));
+    }
+    return ok;
+}
+
 /* The stage's nests, run only where its domain is what its `bound`
  * directives say (else the error flag says so and it is skipped). */
 static void emit_checked(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
@@ -271,7 +300,8 @@ static void emit_checked(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
         return;
     }
     cg_emit_stage(L, f, fi, n, red, &body);
-    cg_sl_add(out, lir_if(L->s, ok, cg_sl_done(L, &body),
+    cg_sl_add(out, lir_if(L->s, bound_implies(L, f, n, ok),
+                          cg_sl_done(L, &body),
                           lir_store(L->s, L->err, &z, 1,
                                     lir_int(L->s, DT_I32, CG_ERR_BOUND))));
 }

@@ -1046,6 +1046,12 @@ static LExpr *cast_node(Simp *S, LExpr *e)
 
     if (lir_type_eq(a->type, e->type))
         return a;
+    /* i32(i64(x)) for an i32 x: an integer widened and brought back
+     * is itself. */
+    if (a->kind == LE_CAST && lir_type_eq(a->a->type, e->type) &&
+        dt_is_int(e->type.dt) && dt_is_int(a->type.dt) &&
+        dt_size(a->type.dt) >= dt_size(e->type.dt))
+        return a->a;
     if (int_const(a, &i) || float_const(a, &f))
         return cast_const(S, e->type, a->type.dt, i, f);
     if (a->kind == LE_BROADCAST)
@@ -1181,6 +1187,13 @@ static int trivial(const LExpr *e)
         return 1;
     case LE_BROADCAST:
         return trivial(e->a);
+    case LE_CAST:
+        /* An integer widened: i64(i), which bounds inference writes
+         * for every region's start; substituted, min(i64(i), i64(i))
+         * and the like fold. */
+        return e->a->kind == LE_VAR && dt_is_int(e->type.dt) &&
+               dt_is_int(e->a->type.dt) &&
+               dt_size(e->type.dt) >= dt_size(e->a->type.dt);
     case LE_RAMP:
         return is_const(e->a) && is_const(e->b);
     default:
@@ -1435,18 +1448,44 @@ static LStmt *simp_for(Simp *S, LStmt *st)
                    body);
 }
 
+/* Inside `if c`: a variable that a conjunct of c tests equal to a
+ * constant is that constant (a `bound` stage's guard: its extents and
+ * the sizes they are, lower.c), so that what depends on it folds. */
+static void bind_known(Simp *S, const LExpr *c)
+{
+    const LExpr *v, *k;
+
+    if (c->kind != LE_BINARY)
+        return;
+    if (c->op == LO_AND && c->type.lanes == 1) {
+        bind_known(S, c->a);
+        bind_known(S, c->b);
+        return;
+    }
+    if (c->op != LO_EQ)
+        return;
+    v = c->a->kind == LE_VAR ? c->a : c->b;
+    k = v == c->a ? c->b : c->a;
+    if (v->kind == LE_VAR && k->kind == LE_INT && v->type.lanes == 1 &&
+        dt_is_int(v->type.dt) && lir_type_eq(v->type, k->type))
+        bind(S, v->var)->with = (LExpr *)k;
+}
+
 static LStmt *simp_if(Simp *S, LStmt *st)
 {
     LExpr *c = simp_expr(S, st->a);
     LStmt *then, *orelse = NULL;
     int64_t k;
+    int mark = S->n;
 
     if (int_const(c, &k)) {
         if (k)
             return simp_block(S, st->body);
         return st->orelse ? simp_block(S, st->orelse) : lir_nop(S->s);
     }
+    bind_known(S, c);
     then = simp_block(S, st->body);
+    S->n = mark;
     if (st->orelse) {
         orelse = simp_block(S, st->orelse);
         if (lir_is_nop(orelse))

@@ -55,6 +55,13 @@ static const char helpers[] =
     "#else\n"
     "#define TL_HELPER static inline\n"
     "#endif\n"
+    "/* Stack buffers start on a cache line: a row's vectors of 64 bytes\n"
+    " * then never straddle two. */\n"
+    "#if defined(__GNUC__)\n"
+    "#define TL_LINE __attribute__((aligned(64)))\n"
+    "#else\n"
+    "#define TL_LINE\n"
+    "#endif\n"
     "\n"
     "TL_HELPER int64_t tl_div(int64_t a, int64_t b)\n"
     "{\n"
@@ -743,9 +750,17 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
              * not call malloc and free every iteration (softmax's
              * rows: 5 buffers a row). */
             const char *t = btype(st->var->type.dt);
+            int64_t n = st->args[0]->kind == LE_INT ? st->args[0]->ival : -1;
             buf_printf(b, "%s ", t);
             name(b, st->var->name);
-            buf_printf(b, "__sb[%d / sizeof(%s)];\n", CG_STACK_BYTES, t);
+            /* A size known here that fits: an array of that size (the
+             * C compiler then drops the malloc beside it). */
+            if (n >= 0 && (n + 1) * dt_size(st->var->type.dt) <=
+                          CG_STACK_BYTES)
+                buf_printf(b, "__sb[%lld] TL_LINE;\n", (long long)n + 1);
+            else
+                buf_printf(b, "__sb[%d / sizeof(%s)] TL_LINE;\n",
+                           CG_STACK_BYTES, t);
             indent(b, ind);
             buf_printf(b, "%s *", t);
             name(b, st->var->name);
