@@ -1457,7 +1457,7 @@ static void bind_known(Simp *S, const LExpr *c)
 
     if (c->kind != LE_BINARY)
         return;
-    if (c->op == LO_AND && c->type.lanes == 1) {
+    if (c->op == LO_AND && c->type.dt == DT_BOOL && c->type.lanes == 1) {
         bind_known(S, c->a);
         bind_known(S, c->b);
         return;
