@@ -571,9 +571,15 @@ int acc_cg_elementwise(TlSession *s, const AccMachine *m,
     groups = (p->nelems + 2 * gw - 1) / (2 * gw);
     if (groups == 0)
         groups = 1;
-    if (acc_cg_elem_layout(&g, &groups) < 0) {
+    switch (acc_cg_elem_layout(&g, &groups)) {
+    case -1:
         buf_free(&t);
         return -1;
+    case 2:
+        buf_free(&t);
+        return acc_cg_lay_route(&g, g.nloops, st->a, NULL);
+    default:
+        break;
     }
     if ((p->nins + 1) * groups * gw > m->dram_words) {
         buf_free(&t);

@@ -18,10 +18,10 @@
  * (AccCgProgram.omap).  A PE that Lc leaves empty computes nothing
  * useful, which is what a distribute over fewer levels costs.
  *
- * Nothing is converted: a `layout` of a tensor whose places differ
- * from Lc is refused by name, as is one of an input read broadcast
- * (TODO(issue 6): convert with layout_emit.c, as cg_pipe_lay.c does,
- * when the tensors fit the PEs' memories at once).
+ * Nothing is converted here: when a `layout` of the output or of an
+ * input read at the output's index puts its elements elsewhere than
+ * Lc, the stage goes to the layout route (cg_red_lay.c), which
+ * converts; a `layout` of an input read broadcast is refused by name.
  */
 #include "codegen/acc/cg_int.h"
 #include "codegen/acc/plan.h"
@@ -36,6 +36,7 @@ typedef struct Lay {
     const AccLayout *Lc;
     int64_t *place;         /* [slots]: the output element, or -1 */
     int64_t slots, gw;
+    int conv;               /* a layout differs from Lc: convert */
 } Lay;
 
 /* The user's `layout` of f checked with the call's shape, *L NULL when
@@ -133,11 +134,7 @@ static const AccLayout *compute_layout(Lay *x, const AccDist *ad)
     if (user_layout(x, of, c->out_rank, c->out_shape, &Lo, &lat))
         return NULL;
     if (Lo && Lc && !acc_layout_same_places(Lo, Lc)) {
-        refuse(x, lat, arena_printf(&s->arena, "a `layout` of '%s' other "
-                                    "than the places its distributes "
-                                    "compute it in (%s; the elementwise "
-                                    "route converts nothing)", of->name,
-                                    ad->text));
+        x->conv = 1;
         return NULL;
     }
     if (!Lc)
@@ -157,11 +154,7 @@ static const AccLayout *compute_layout(Lay *x, const AccDist *ad)
         if (!Lc && Li->nelems == g->p->nelems)
             Lc = Li;
         if (Lc && !acc_layout_same_places(Li, Lc)) {
-            refuse(x, lat, arena_printf(&s->arena, "a `layout` of '%s' "
-                                        "other than the places stage '%s' "
-                                        "computes in (the elementwise "
-                                        "route converts nothing)",
-                                        k->inputs[i]->name, of->name));
+            x->conv = 1;
             return NULL;
         }
     }
@@ -310,7 +303,7 @@ int acc_cg_elem_layout(AccCg *g, int64_t *groups)
     if (rc == 0 && !x.si->nlayouts)
         return 0;
     if (!(x.Lc = compute_layout(&x, &ad)))
-        return -1;
+        return x.conv ? 2 : -1;
     *groups = (x.Lc->addr_span + 3) / 4;
     if (*groups < 1)
         *groups = 1;

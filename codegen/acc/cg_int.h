@@ -304,8 +304,21 @@ void acc_cg_win_out(const AccCgWin *w, const int64_t *v, int64_t *g,
  * stage or lays out a tensor, the layout the stage computes in becomes
  * the route's groups (*groups of them), every operand's DRAM image and
  * the output's (AccCgIn.map, omap).  1 when set up, 0 when the
- * schedule says nothing, -1 after reporting. */
+ * schedule says nothing, 2 when a `layout` puts a tensor elsewhere
+ * (the layout route converts it: acc_cg_lay_route), -1 after
+ * reporting. */
 int acc_cg_elem_layout(AccCg *g, int64_t *groups);
+
+/* The layout route (cg_red_lay.c): g matched (its loops: nout output
+ * loops, then the reduction's; its operands counted), the stage
+ * `out = op(r..) f` (opname add, max or min; nout == g->nloops and
+ * opname NULL for an elementwise `out = f`) computed in the layout the
+ * kernel's accel schedule gives, with the conversions its `layout`s
+ * need.  0, or -1 after reporting. */
+int acc_cg_lay_route(AccCg *g, int nout, const LExpr *f,
+                     const char *opname);
+/* Whether k's accel schedule has a `distribute` or a `layout`. */
+int acc_cg_lay_wanted(const TlKernelInfo *k);
 
 /* Compiles an elementwise kernel (one loop nest storing a pointwise f32
  * expression of its inputs, read at the output's index or broadcast)

@@ -21,7 +21,8 @@
  * consume it (AccCgIn.map); sums are reassociated (tree order), so they
  * match the interpreter within rounding, max and min bit for bit.
  * Product reductions are refused: the tree combines with add, max and
- * min only.
+ * min only.  A kernel whose accel schedule has a `distribute` or a
+ * `layout` goes to the layout route (cg_red_lay.c) once matched.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -327,6 +328,10 @@ int acc_cg_reduce(TlSession *s, const AccMachine *m, const AccCgCall *c,
         if (rc)
             return -1;
     }
+    /* A schedule's distribute or layout: the layout route computes
+     * where it says (cg_red_lay.c). */
+    if (acc_cg_lay_wanted(c->k))
+        return acc_cg_lay_route(g, x.nout, f, x.opname);
     Wmax = acc_cg_max_load(m, acc_bm_levels(m) + 1);
     for (int pass = 0; pass < 2; pass++) {
         int nimg = p->nins + x.mask;

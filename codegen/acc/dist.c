@@ -12,9 +12,10 @@
  * Checked twice: the level names and their repetition once the program
  * is checked (acc_dist_check_schedule, with the machine of --machine),
  * the loop variable and the sizes when a call is compiled
- * (acc_dist_stage).  The routes that keep their own layouts (matmul,
- * reductions) refuse both `distribute` and `layout` by name
- * (acc_dist_refuse), never ignoring them.
+ * (acc_dist_stage).  The matmul route, which keeps its own layouts,
+ * refuses both `distribute` and `layout` by name (acc_dist_refuse),
+ * never ignoring them; the layout route (cg_red_lay.c) reads a
+ * reduction's distributes itself, reduced variables included.
  */
 #include "codegen/acc/layout.h"
 
@@ -130,6 +131,17 @@ int acc_dist_check_schedule(TlSession *s, const TlSchedInfo *si,
     return errors;
 }
 
+/* Whether v is a variable f reduces over. */
+static int reduces_over(const TlFunc *f, const TlVar *v)
+{
+    for (int r = 0; v && r < f->nreds; r++)
+        for (int j = 0; j < f->reds[r]->nrvars; j++)
+            if (f->reds[r]->rvars[j] == v ||
+                !strcmp(f->reds[r]->rvars[j]->name, v->name))
+                return 1;
+    return 0;
+}
+
 /* The axis of f that v indexes, or -1. */
 static int axis_of(const TlFunc *f, const TlVar *v)
 {
@@ -171,6 +183,24 @@ int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
                 out->what = acc_dist_what(s, d);
             }
             ax = axis_of(f, d->args[0].var);
+            if (ax < 0 && reduces_over(f, d->args[0].var)) {
+                /* A reduced variable: the routes that reduce check
+                 * it themselves (cg_red_lay.c), the planner deals
+                 * that variable; not part of the result's layout. */
+                for (int j = 0; j < d->args[1].nitems; j++) {
+                    const char *ln = d->args[1].items[j].name;
+                    int lv = acc_level_index(m, ln);
+                    if (out->n < ACC_DIST_MAX) {
+                        out->axis[out->n] = -1;
+                        out->var[out->n] = d->args[0].var;
+                        out->level[out->n] = lv >= 0 ? lv
+                                             : !strcmp(ln, "S") ? ACC_DIST_S
+                                                                : ACC_DIST_W;
+                        out->n++;
+                    }
+                }
+                continue;
+            }
             if (ax < 0) {
                 diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
                            arena_printf(&s->arena, "%s of stage '%s', "
@@ -193,6 +223,7 @@ int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
                 per[ax] *= n;
                 if (out->n < ACC_DIST_MAX) {
                     out->axis[out->n] = ax;
+                    out->var[out->n] = d->args[0].var;
                     out->level[out->n] = lv >= 0 ? lv
                                          : !strcmp(ln, "S") ? ACC_DIST_S
                                                             : ACC_DIST_W;

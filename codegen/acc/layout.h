@@ -455,15 +455,21 @@ enum { ACC_DIST_MAX = 2 * ACC_MAX_LEVELS + 2, ACC_DIST_W = -1,
        ACC_DIST_S = -2 };
 typedef struct AccDist {
     int n;
+    /* Entry i: the result's axis (-1: a variable the stage reduces
+     * over), the level (or ACC_DIST_W, _S) and the loop variable. */
     int axis[ACC_DIST_MAX], level[ACC_DIST_MAX];
+    const TlVar *var[ACC_DIST_MAX];
     const char *text, *what;
     const TlSchedDir *first;
 } AccDist;
 /* Stage f's distributes in schedule si (NULL: none) on machine m,
  * with the result's sizes shape[f->rank] (NULL or -1: unknown): 1 when
  * it has some, 0 when none, -1 after reporting at the directive (a
- * loop that is not an axis of the result, a size the levels do not
- * divide, a level check_schedule refuses). */
+ * loop that is neither an axis of the result nor a variable it
+ * reduces over, a size the levels do not divide, a level
+ * check_schedule refuses).  A reduced variable's entries have axis -1
+ * and are not in `text` as a layout of the result (the sizes of such
+ * a variable are the route's to check). */
 int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
                    const TlFunc *f, const int64_t *shape, AccDist *out);
 /* "`distribute(v, [L2B, PE])`" for directive d. */

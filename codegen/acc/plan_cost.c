@@ -547,8 +547,13 @@ static int forced_dist(AccPlan *p, PlOp *o, const TlSchedInfo *si)
     for (int l = 0; l < p->m->nlevels; l++)
         d.var[l] = -1;
     for (int i = 0; i < ad.n; i++)
-        if (ad.level[i] >= 0)
+        if (ad.level[i] >= 0 && ad.axis[i] >= 0)
             d.var[ad.level[i]] = o->out_var[ad.axis[i]];
+        else if (ad.level[i] >= 0)  /* a reduced variable */
+            for (int v = o->nindex; v < o->nvars; v++)
+                if (o->vars[v] == ad.var[i] ||
+                    !strcmp(o->vars[v]->name, ad.var[i]->name))
+                    d.var[ad.level[i]] = v;
     o->forced = 1;
     add_dist(p, o, &d);
     return 1;

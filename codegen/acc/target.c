@@ -306,7 +306,7 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                    "simulated/estimated %.2f\n", t.total, t.compute,
                    t.conv, t.io,
                    t.total > 0 ? (double)st->cycles / t.total : 0.0);
-    if (pg->plan) {
+    if (pg->plan || pg->nconv) {
         /* The program's conversions: what it moves and takes beyond
          * the same program without them. */
         int64_t words = 0, cycles = 0;
@@ -319,6 +319,14 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                 cycles = st->cycles - b->cycles;
             }
             acc_sim_free(sim);
+        }
+        if (!pg->plan) {
+            /* The layout route (cg_red_lay.c) has no plan of its own. */
+            buf_printf(out, "conversion %lld lw in the program (%d "
+                       "conversions, %lld cycles); not planned (the "
+                       "layout route's own conversions)\n",
+                       (long long)words, pg->nconv, (long long)cycles);
+            return;
         }
         buf_printf(out, "conversion %lld lw in the program (%d "
                    "conversions, %lld cycles); the plan's %d: %lld lw, "
@@ -498,8 +506,9 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     /* Its errors are at the call itself: no note. */
     *route = "pipeline";
     rc = acc_cg_pipeline(s, m, &c, p, call_loc);
-    /* The matmul and reduction routes keep layouts of their own: a
-     * schedule's distribute or layout is refused there, by name. */
+    /* The matmul route keeps layouts of its own: a schedule's
+     * distribute or layout is refused there, by name.  The reduction
+     * route follows them (cg_red_lay.c). */
     if (rc == 1) {
         free_program(p);
         *route = "matmul";
@@ -511,8 +520,6 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         free_program(p);
         *route = "reduction";
         rc = acc_cg_reduce(s, m, &c, p, call_loc);
-        if (rc == 0 && acc_dist_refuse(s, k, "reduction", call_loc))
-            rc = -1;
     }
     if (rc == 1) {
         free_program(p);

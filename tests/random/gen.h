@@ -56,6 +56,12 @@ typedef struct RgProgram {
     int accel_ew;
     int out_rank;
     int64_t out_ext[TL_MAX_RANK];
+    /* gen_accel.c: a reduction the layout route may take (max, min, or
+     * a sum of no product: a product of two reads may be the matrix
+     * unit's), the extents of its reduced axes r, q. */
+    int accel_red;
+    int red_rank;
+    int64_t red_ext[2];
 } RgProgram;
 
 /* Fills p (buf_free(&p->text) when done) from rng. */
@@ -64,12 +70,14 @@ void rg_program(RgRng *rng, RgProgram *p);
  * generation takes. */
 void rg_program_accel(RgRng *rng, RgProgram *p);
 
-/* A random accel schedule for p (an accel_ew kernel `k` with output
- * `out`) on a machine of nlevels levels named name[] with fan-outs
- * fan[], lm long words a PE: one or more distributes of out's axes
- * over the levels (and W, S) that divide them, or the same as a
- * compact `layout out`, every place fitting a PE's memory; appended
- * to src.  Nothing when p is not accel_ew or by chance. */
+/* A random accel schedule for p (an accel_ew or accel_red kernel `k`
+ * with output `out`) on a machine of nlevels levels named name[] with
+ * fan-outs fan[], lm long words a PE: one or more distributes of out's
+ * axes (and a reduction's reduced axes) over the levels (and W, S)
+ * that divide them, or the same as a compact `layout out` (or, the
+ * whole iteration space, `layout in0`), sometimes with a `layout in0`
+ * of its own that the program converts, every place fitting a PE's
+ * memory; appended to src.  Nothing when p is neither or by chance. */
 void rg_accel_schedule(RgRng *rng, const RgProgram *p, int nlevels,
                        const char *const *name, const int *fan,
                        int64_t lm, TlBuf *src);

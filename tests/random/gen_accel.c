@@ -26,13 +26,17 @@
  * products at +0; diffcase.c compares zeros of either sign as equal
  * there).
  *
- * Elementwise kernels may get a random accel schedule
- * (rg_accel_schedule): distributes of the output's axes over levels
- * of the machine, sub-words and lanes, or the same as a compact
- * `layout`, which the elementwise route follows (cg_elem_lay.c).
+ * Elementwise kernels and reductions (but sums of products, which may
+ * be the matrix unit's) may get a random accel schedule
+ * (rg_accel_schedule): distributes of the output's axes (and the
+ * reduced ones) over levels of the machine, sub-words (elementwise
+ * only) and lanes, or the same as a compact `layout` of the output
+ * (or of in0, the whole iteration space), and now and then a `layout`
+ * of in0 of its own that the program converts, which the elementwise
+ * route (cg_elem_lay.c) and the layout route (cg_red_lay.c) follow.
  *
  * TODO(issue 6): exp and division in stages, f16 matmul, and random
- * distributes and layouts of pipelines and of inputs.
+ * distributes and layouts of pipelines.
  */
 #include "gen.h"
 
@@ -307,71 +311,183 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
                        raxis[d - g.rank], size[d]);
         buf_puts(&p->text, ") ");
     }
-    if (sum)
-        sum_body(&g);
-    else
-        expr(&g, 0);
+    {
+        size_t body = p->text.len;
+        if (sum)
+            sum_body(&g);
+        else
+            expr(&g, 0);
+        p->accel_red = red && (!sum || !strstr(p->text.s + body, " * "));
+    }
+    p->red_rank = g.ndims - g.rank;
+    for (int d = g.rank; d < g.ndims && red; d++)
+        p->red_ext[d - g.rank] = ext[d];
     buf_puts(&p->text, "\n}\n");
+}
+
+/* Levels (and lanes) dealing the axes: ent[a] outermost first, the
+ * positions they take out of each axis in per[a], those of the levels
+ * alone in lv[a]; W along axis wlast when w. */
+static int deal(RgRng *rng, int nd, const int64_t *ext, int nlevels,
+                const char *const *name, const int *fan, int w, int wlast,
+                const char *ent[][16], int *nent, int64_t *per,
+                int64_t *lv)
+{
+    int any = 0;
+
+    for (int a = 0; a < nd; a++) {
+        nent[a] = 0;
+        per[a] = 1;
+        lv[a] = 1;
+    }
+    for (int l = 0; l < nlevels && l < 14; l++) {
+        int a = rg_below(rng, nd);
+        if (rg_chance(rng, 30) || (ext[a] / per[a]) % fan[l])
+            continue;
+        per[a] *= fan[l];
+        lv[a] *= fan[l];
+        ent[a][nent[a]++] = name[l];
+        any = 1;
+    }
+    /* Pairs along the last axis in a long word; lanes along any. */
+    if (w && rg_chance(rng, 40) && (ext[wlast] / per[wlast]) % 2 == 0) {
+        per[wlast] *= 2;
+        ent[wlast][nent[wlast]++] = "W";
+    }
+    if (rg_chance(rng, 20)) {
+        int a = rg_below(rng, nd);
+        if ((ext[a] / per[a]) % 4 == 0) {
+            per[a] *= 4;
+            ent[a][nent[a]++] = "S";
+        }
+    }
+    return any;
+}
+
+static void compact(TlBuf *src, const char *tensor, int nd,
+                    const char *const *names, const char *ent[][16],
+                    const int *nent)
+{
+    int n = 0;
+
+    buf_printf(src, "    layout %s: [", tensor);
+    for (int a = 0; a < nd; a++)
+        for (int e = 0; e < nent[a]; e++)
+            buf_printf(src, "%s%s@%s", n++ ? ", " : "", names[a],
+                       ent[a][e]);
+    buf_puts(src, "]\n");
+}
+
+/* What one operand takes in the layout route (cg_red_lay.c), in long
+ * words a PE, or more: the output positions a PE holds, padded to 4,
+ * times the reduction positions it holds (lanes are addresses there);
+ * the partial results gathered at the PEs that keep them, 4 long words
+ * an output at most. */
+static int64_t route_span(int nout, int nd, const int64_t *ext,
+                          const int64_t *lv)
+{
+    int64_t o = 1, r = 1, q = 1;
+
+    for (int a = 0; a < nd; a++) {
+        if (a < nout) {
+            o *= ext[a] / lv[a];
+        } else {
+            r *= ext[a] / lv[a];
+            q *= lv[a];
+        }
+    }
+    return (o + 3) / 4 * 4 * r > 4 * o * q ? (o + 3) / 4 * 4 * r
+                                             : 4 * o * q;
 }
 
 void rg_accel_schedule(RgRng *rng, const RgProgram *p, int nlevels,
                        const char *const *name, const int *fan,
                        int64_t lm, TlBuf *src)
 {
-    /* ent[a]: the levels dealing axis a, outermost first. */
-    const char *ent[TL_MAX_RANK][16];
-    int nent[TL_MAX_RANK] = {0}, any = 0, last = p->out_rank - 1;
-    int64_t rem[TL_MAX_RANK], span = 1;
+    static const char *const dnames[] = {"i", "j", "l", "r", "q"};
+    const char *ent[TL_MAX_RANK][16], *ient[TL_MAX_RANK][16];
+    const char *names[TL_MAX_RANK];
+    int nent[TL_MAX_RANK], inent[TL_MAX_RANK];
+    int64_t ext[TL_MAX_RANK], per[TL_MAX_RANK], lv[TL_MAX_RANK];
+    int64_t iper[TL_MAX_RANK], ilv[TL_MAX_RANK], span = 1;
+    int nout = p->out_rank, nd = nout, red = p->accel_red, kind;
+    int in_layout;
 
-    if (!p->accel_ew || !rg_chance(rng, 50))
+    if ((!p->accel_ew && !red) || !rg_chance(rng, 50))
         return;
-    for (int a = 0; a < p->out_rank; a++)
-        rem[a] = p->out_ext[a];
-    for (int l = 0; l < nlevels && l < 14; l++) {
-        int a = rg_below(rng, p->out_rank);
-        if (rg_chance(rng, 30) || rem[a] % fan[l])
-            continue;
-        rem[a] /= fan[l];
-        ent[a][nent[a]++] = name[l];
-        any = 1;
+    for (int a = 0; a < nout; a++) {
+        ext[a] = p->out_ext[a];
+        names[a] = dnames[a];
     }
-    /* Pairs along the last axis in a long word; lanes along any. */
-    if (rg_chance(rng, 40) && rem[last] % 2 == 0) {
-        rem[last] /= 2;
-        ent[last][nent[last]++] = "W";
+    for (int a = 0; red && a < p->red_rank; a++) {
+        ext[nd] = p->red_ext[a];
+        names[nd++] = dnames[3 + a];
     }
-    if (rg_chance(rng, 20)) {
-        int a = rg_below(rng, p->out_rank);
-        if (rem[a] % 4 == 0) {
-            rem[a] /= 4;
-            ent[a][nent[a]++] = "S";
+    /* A `layout in0` of its own (converted into the computing layout)
+     * now and then: in0 reads every axis at each iteration's index in
+     * the elementwise kernels; the layout route computes one element a
+     * long word, so nothing then has a W. */
+    in_layout = rg_chance(rng, 25);
+    if (!deal(rng, nd, ext, nlevels, name, fan, !red && !in_layout,
+              nout - 1, ent, nent, per, lv))
+        return;
+    /* 0: distributes; 1: a layout of out; 2: (reductions) of in0. */
+    kind = rg_chance(rng, 60) ? 0 : red && rg_chance(rng, 50) ? 2 : 1;
+    if (kind == 2 && !strstr(p->text.s, "in0["))
+        kind = 1;
+    if (red && kind == 1)
+        for (int a = nout; a < nd; a++) {
+            nent[a] = 0;
+            lv[a] = 1;
         }
+    {
+        int n = 0;
+        for (int a = 0; a < (kind == 1 ? nout : nd); a++)
+            n += nent[a];
+        if (!n)
+            return;
     }
-    /* Lanes are addresses too (4 apart). */
-    for (int a = 0; a < p->out_rank; a++)
-        span *= rem[a] * (nent[a] && !strcmp(ent[a][nent[a] - 1], "S")
-                              ? 4 : 1);
-    if (!any || span > lm)
-        return;
+    if (kind == 2 || (red && kind == 1) || !strstr(p->text.s, "in0["))
+        in_layout = 0;
+    if (red || in_layout) {
+        span = route_span(nout, red ? nd : nout, ext, lv);
+        if (3 * span > lm)
+            return;
+    } else {
+        /* Lanes are addresses too (4 apart). */
+        for (int a = 0; a < nout; a++)
+            span *= ext[a] / per[a] *
+                    (nent[a] && !strcmp(ent[a][nent[a] - 1], "S") ? 4 : 1);
+        if (span > lm)
+            return;
+    }
+    if (in_layout) {
+        /* in0's own layout: any levels, no W. */
+        deal(rng, nout, ext, nlevels, name, fan, 0, 0, ient, inent, iper,
+             ilv);
+        int n = 0;
+        for (int a = 0; a < nout; a++)
+            n += inent[a];
+        if (!n || route_span(nout, nout, ext, ilv) > lm / 2)
+            in_layout = 0;
+    }
     buf_puts(src, "schedule k for accel {\n");
-    if (rg_chance(rng, 70)) {
+    if (kind == 0) {
         buf_puts(src, "    out");
-        for (int a = 0; a < p->out_rank; a++) {
+        for (int a = 0; a < nd; a++) {
             if (!nent[a])
                 continue;
-            buf_printf(src, ".distribute(%s, [", axis[a]);
+            buf_printf(src, ".distribute(%s, [", names[a]);
             for (int e = 0; e < nent[a]; e++)
                 buf_printf(src, "%s%s", e ? ", " : "", ent[a][e]);
             buf_puts(src, "])");
         }
+        buf_putc(src, '\n');
     } else {
-        int n = 0;
-        buf_puts(src, "    layout out: [");
-        for (int a = 0; a < p->out_rank; a++)
-            for (int e = 0; e < nent[a]; e++)
-                buf_printf(src, "%s%s@%s", n++ ? ", " : "", axis[a],
-                           ent[a][e]);
-        buf_putc(src, ']');
+        compact(src, kind == 2 ? "in0" : "out", kind == 2 ? nd : nout,
+                names, ent, nent);
     }
-    buf_puts(src, "\n}\n");
+    if (in_layout)
+        compact(src, "in0", nout, names, ient, inent);
+    buf_puts(src, "}\n");
 }
