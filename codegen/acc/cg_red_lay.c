@@ -27,11 +27,15 @@
  *     put every element in the same place;
  *  2. each PE evaluates f over its addresses and folds its reduction
  *     positions (the result Lr: the output axes' factors of Lc, in lm1);
- *  3. when the reduced axes are spread over levels, the partial
- *     results (a tensor of the output's shape plus one axis Q, the
- *     reduced axes' level positions: layout Lp, the same words as Lr)
- *     are converted to Lq, where Q is an address axis of the PEs at
- *     position 0 of those levels, and folded there once more;
+ *  3. when the reduced axes are spread over levels: if those are
+ *     exactly the levels the tree's `red*` combine from the MABs up
+ *     (MAB; MAB and L1B; ...; the top nodes by `dma.red`), each taken
+ *     whole, the partial results are combined up the tree and sent
+ *     back down to every PE (tree_mode); otherwise they (a tensor of
+ *     the output's shape plus one axis Q, the reduced axes' level
+ *     positions: layout Lp, the same words as Lr) are converted to Lq,
+ *     where Q is an address axis of the PEs at position 0 of those
+ *     levels, and folded there once more;
  *  4. an output with a `layout` other than Lr is converted into it;
  *     the result is stored from its layout and read back through it.
  *
@@ -41,562 +45,25 @@
  * acc_layout_emit_convert decides (its scratch area follows the
  * output in DRAM).
  *
- * TODO(issue 6): combine the partial results with the tree's `red*`
- * transfers when the reduced levels are the ones they combine (a
- * conversion moves each partial to position 0 today); layouts with
- * two elements a long word (a `W` factor: no conversion re-pairs
- * elements yet); inputs with a `layout` read broadcast; a plan of
- * the route for the planner's line in `time` (AccCgProgram.plan is not
- * set: `time` gives the program's conversions, measured against
- * AccCgProgram.bare, without an estimate).
+ * The domain and the layouts are cg_lay_dom.c's, the tree's all-reduce
+ * cg_lay_tree.c's; this file lays out the DRAM images and writes the
+ * program.
+ *
+ * TODO(issue 6): combine partial results over other sets of levels in
+ * the tree too (the PEs of a MAB by msl/msr rotations; a level between
+ * others that hold outputs by masked transfers): a conversion gathers
+ * them today; layouts with two elements a long word (a `W` factor: no
+ * conversion re-pairs elements yet); inputs with a `layout` read
+ * broadcast; a plan of the route for the planner's line in `time`
+ * (AccCgProgram.plan is not set: `time` gives the program's
+ * conversions, measured against AccCgProgram.bare, without an
+ * estimate).
  */
-#include "codegen/acc/cg_int.h"
-#include "codegen/acc/layout.h"
+#include "codegen/acc/cg_lay_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { MAX_FAC = 24 };
-
-/* One factor of an axis of the domain: a level's positions, or
- * addresses. */
-typedef struct Fac {
-    int level;              /* -1: addresses */
-    int64_t n, stride;
-} Fac;
-
-typedef struct Ax {
-    Fac f[MAX_FAC];
-    int nf;
-} Ax;
-
-typedef struct RL {
-    AccCg *g;
-    const TlSchedInfo *si;
-    const LExpr *f;
-    const char *opname, *ident;
-    int nout, nd;
-    const char *names[TL_MAX_RANK];
-    Ax dom[TL_MAX_RANK];
-    /* A PE's output and reduction positions; Opad: long words of one
-     * reduction step (Orem rounded up to 4, or 4 Orem in lane mode),
-     * steps of them; Q: the reduced axes' positions over levels. */
-    int64_t Orem, Opad, Rrem, steps, span, Q, P, Wmax;
-    int lane;
-    /* Per operand: the input's own layout (NULL: loaded in Lc), and
-     * the input's axis each domain axis reads (perm), -1: none. */
-    const AccLayout *Li[ACC_CG_MAX_OPERANDS];
-    int perm[ACC_CG_MAX_OPERANDS][TL_MAX_RANK];
-    const AccLayout *Lo;    /* the output's `layout`, or NULL */
-    TlLoc lo_at;
-    int64_t dram, scratch, scratch_words;
-    int nconv, noconv;
-} RL;
-
-static int refuse(RL *x, TlLoc at, const char *what)
-{
-    AccCg *g = x->g;
-
-    diag_error(g->s, at, DIAG_ACC_CG_UNSUPPORTED, what);
-    diag_note(g->s, g->loc, "in this call of '%s'", g->c->k->name);
-    g->failed = 1;
-    return -1;
-}
-
-static int fail(RL *x, const char *what)
-{
-    return acc_cg_fail(x->g, what);
-}
-
-/* The user's `layout` of f checked with this shape, *L NULL when there
- * is none.  -1 after reporting. */
-static int user_layout(RL *x, const TlFunc *f, int rank,
-                       const int64_t *shape, const AccLayout **L,
-                       TlLoc *at)
-{
-    TlSession *s = x->g->s;
-
-    *L = NULL;
-    for (int j = 0; j < x->si->nlayouts; j++) {
-        const TlSchedLayout *sl = x->si->layouts[j];
-        AccLayoutReq r;
-        if (sl->func != f)
-            continue;
-        memset(&r, 0, sizeof r);
-        r.m = x->g->m;
-        r.dtype = f->dtype;
-        r.rank = rank;
-        memcpy(r.shape, shape, (size_t)rank * sizeof *shape);
-        r.axis_names = acc_layout_axis_names(s, f);
-        r.tensor = f->name;
-        r.where = sl->stmt->name_loc;
-        r.place_loc = r.where;
-        *at = r.where;
-        if (!(*L = acc_layout_check(s, sl->layout, &r))) {
-            x->g->failed = 1;
-            return -1;
-        }
-        for (int i = 0; i < (*L)->nf; i++)
-            if ((*L)->f[i].kind == ACC_F_WORD && (*L)->f[i].n > 1)
-                return refuse(x, r.where, arena_printf(
-                    &s->arena, "a `layout` of '%s' with %d elements a "
-                    "long word (the layout routes compute one element a "
-                    "long word and convert nothing into or out of "
-                    "packed layouts yet)", f->name, (*L)->epl));
-        return 0;
-    }
-    return 0;
-}
-
-/* The domain axis the loop variable v of a distribute names, or -1:
- * an output axis by the output's index variables, a reduction loop by
- * its name (the loop IR names it "<stage>.<var>[.suffix]"). */
-static int domain_axis(const RL *x, const TlVar *v)
-{
-    const TlFunc *of = x->g->c->k->outputs[0];
-
-    if (!v)
-        return -1;
-    for (int a = 0; a < of->rank && a < x->nout; a++)
-        if (of->axes && of->axes[a].var &&
-            (of->axes[a].var == v || !strcmp(of->axes[a].var->name, v->name)))
-            return a;
-    for (int d = x->nout; d < x->nd; d++)
-        if (!strcmp(x->names[d], v->name))
-            return d;
-    return -1;
-}
-
-/* "Y.d.__3" -> "d". */
-static const char *loop_name(TlSession *s, const char *n)
-{
-    const char *a = strchr(n, '.');
-    size_t len;
-
-    if (!a)
-        return n;
-    a++;
-    len = strcspn(a, ".");
-    return arena_printf(&s->arena, "%.*s", (int)len, a);
-}
-
-/* Lc's level factors from the output stage's distributes: 1 when there
- * are some, 0 when none, -1 after reporting. */
-static int from_dist(RL *x)
-{
-    TlSession *s = x->g->s;
-    const AccMachine *m = x->g->m;
-    const TlFunc *of = x->g->c->k->outputs[0];
-    int any = 0;
-
-    for (int c = 0; c < x->si->nchains; c++) {
-        const TlSchedChain *ch = x->si->chains[c];
-        for (int i = 0; i < ch->ndirs; i++) {
-            const TlSchedDir *d = &ch->dirs[i];
-            int ax;
-            if (d->kind != SD_DISTRIBUTE || d->nargs < 2)
-                continue;
-            if (ch->func != of || ch->npath)
-                return refuse(x, d->loc, arena_printf(
-                    &s->arena, "%s of stage '%s', which the %s route "
-                    "computes inside '%s',", acc_dist_what(s, d),
-                    ch->func ? ch->func->name : "?",
-                    x->nout < x->nd ? "reduction" : "elementwise",
-                    of->name));
-            ax = domain_axis(x, d->args[0].var);
-            if (ax < 0)
-                return refuse(x, d->loc, arena_printf(
-                    &s->arena, "%s of stage '%s', whose loop '%s' is "
-                    "neither an axis of its result nor a variable it "
-                    "reduces over", acc_dist_what(s, d), of->name,
-                    d->args[0].var ? d->args[0].var->name : "?"));
-            for (int j = 0; j < d->args[1].nitems; j++) {
-                const char *ln = d->args[1].items[j].name;
-                int lv = acc_level_index(m, ln);
-                Ax *a = &x->dom[ax];
-                if (!strcmp(ln, "W"))
-                    return refuse(x, d->loc, arena_printf(
-                        &s->arena, "%s of stage '%s' over `W` (the %s "
-                        "route computes one element a long word)",
-                        acc_dist_what(s, d), of->name,
-                        x->nout < x->nd ? "reduction" : "layout"));
-                if (a->nf >= MAX_FAC - 1)
-                    return fail(x, "distributes this long");
-                a->f[a->nf].level = lv;       /* S: -1, addresses */
-                a->f[a->nf].n = lv >= 0 ? m->level[lv].fanout : 4;
-                a->f[a->nf].stride = 1;
-                a->nf++;
-            }
-            {
-                int64_t all = 1;
-                for (int j = 0; j < x->dom[ax].nf; j++)
-                    all *= x->dom[ax].f[j].n;
-                if (x->g->p->ext[ax] % all)
-                    return refuse(x, d->loc, arena_printf(
-                        &s->arena, "%s of stage '%s' over %lld "
-                        "iterations, not a multiple of the %lld places "
-                        "it deals them to,", acc_dist_what(s, d),
-                        of->name, (long long)x->g->p->ext[ax],
-                        (long long)all));
-            }
-            any = 1;
-        }
-    }
-    if (!any)
-        return 0;
-    for (int d = 0; d < x->nd; d++) {
-        Ax *a = &x->dom[d];
-        int64_t all = 1;
-        for (int j = 0; j < a->nf; j++)
-            all *= a->f[j].n;
-        a->f[a->nf].level = -1;
-        a->f[a->nf].n = x->g->p->ext[d] / all;
-        a->f[a->nf].stride = 0;
-        a->nf++;
-    }
-    return 1;
-}
-
-/* Axis a of layout L as domain axis d's factors. */
-static void take_axis(RL *x, int d, const AccLayout *L, int a)
-{
-    Ax *ax = &x->dom[d];
-
-    ax->nf = 0;
-    for (int i = L->first[a]; i < L->first[a + 1] && ax->nf < MAX_FAC; i++) {
-        const AccFactor *f = &L->f[i];
-        ax->f[ax->nf].level = f->kind == ACC_F_LEVEL ? f->level : -1;
-        ax->f[ax->nf].n = f->n;
-        ax->f[ax->nf].stride = f->stride;
-        ax->nf++;
-    }
-}
-
-/* For operand o reading its input at the domain's own index with the
- * axes permuted: perm[d] the input axis of domain axis d (-1 for an
- * axis of one iteration the input does not have).  0, or 1 when it
- * reads otherwise (a broadcast). */
-static int direct_perm(RL *x, int o)
-{
-    const AccCgProgram *p = x->g->p;
-    const AccCgIn *in = &p->ins[o];
-    const TlTensor *T = x->g->c->in[in->input];
-    int64_t stride[TL_MAX_RANK], dom = 1;
-    int used[TL_MAX_RANK] = {0};
-
-    if (in->k != 0 || T->rank > TL_MAX_RANK)
-        return 1;
-    for (int a = T->rank - 1; a >= 0; a--)
-        stride[a] = a == T->rank - 1 ? 1 : stride[a + 1] * T->shape[a + 1];
-    for (int d = 0; d < x->nd; d++) {
-        x->perm[o][d] = -1;
-        dom *= p->ext[d];
-        if (p->ext[d] == 1)
-            continue;
-        for (int a = 0; a < T->rank; a++)
-            if (!used[a] && T->shape[a] == p->ext[d] &&
-                in->coef[d] == stride[a]) {
-                used[a] = 1;
-                x->perm[o][d] = a;
-                break;
-            }
-        if (x->perm[o][d] < 0)
-            return 1;
-    }
-    return dom == tl_tensor_numel(T) ? 0 : 1;
-}
-
-/* Lc's factors from the schedule; -1 after reporting. */
-static int domain_layout(RL *x)
-{
-    AccCg *g = x->g;
-    TlSession *s = g->s;
-    const AccCgCall *c = g->c;
-    const TlKernelInfo *k = c->k;
-    const TlFunc *of = k->outputs[0];
-    AccCgProgram *p = g->p;
-    int rc, have;
-    TlLoc at = g->loc;
-
-    for (int j = 0; j < x->si->nlayouts; j++) {
-        const TlSchedLayout *sl = x->si->layouts[j];
-        if (sl->func != of &&
-            tl_func_index(k->inputs, k->ninputs, sl->func) < 0)
-            return refuse(x, sl->stmt->name_loc, arena_printf(
-                &s->arena, "a `layout` of '%s', a stage the %s route "
-                "computes inside '%s',", sl->func->name,
-                x->nout < x->nd ? "reduction" : "elementwise", of->name));
-    }
-    if ((rc = from_dist(x)) < 0)
-        return -1;
-    have = rc;
-    if (c->out_rank <= TL_MAX_RANK &&
-        user_layout(x, of, c->out_rank, c->out_shape, &x->Lo, &x->lo_at))
-        return -1;
-    /* An elementwise stage computes where its output is laid out
-     * (cg_elem_lay.c's order), a reduction where its input is. */
-    if (x->Lo && !have && x->nout == x->nd && x->nout == c->out_rank) {
-        for (int d = 0; d < x->nd; d++)
-            take_axis(x, d, x->Lo, d);
-        have = 1;
-    }
-    for (int o = 0; o < p->nins; o++) {
-        const AccLayout *L;
-        int in = p->ins[o].input;
-        if (in < 0)
-            continue;
-        if (user_layout(x, k->inputs[in], c->in[in]->rank,
-                        c->in[in]->shape, &L, &at))
-            return -1;
-        if (!L)
-            continue;
-        if (direct_perm(x, o))
-            return refuse(x, at, arena_printf(
-                &s->arena, "a `layout` of '%s', which stage '%s' reads "
-                "broadcast or at another index than its own (the %s "
-                "route converts inputs read at each iteration's own "
-                "index only),", k->inputs[in]->name, of->name,
-                x->nout < x->nd ? "reduction" : "elementwise"));
-        x->Li[o] = L;
-        /* A layout with copies is converted from, not computed in. */
-        if (!have && L->ncopies == 1) {
-            for (int d = 0; d < x->nd; d++) {
-                if (x->perm[o][d] >= 0) {
-                    take_axis(x, d, L, x->perm[o][d]);
-                } else {
-                    x->dom[d].nf = 1;
-                    x->dom[d].f[0].level = -1;
-                    x->dom[d].f[0].n = 1;
-                }
-            }
-            have = 1;
-        }
-    }
-    if (x->Lo && !have) {
-        if (x->nout != c->out_rank)
-            return fail(x, "a `layout` of an output its loops do not "
-                           "follow");
-        for (int d = 0; d < x->nd; d++) {
-            if (d < x->nout) {
-                take_axis(x, d, x->Lo, d);
-            } else {
-                x->dom[d].nf = 1;
-                x->dom[d].f[0].level = -1;
-                x->dom[d].f[0].n = p->ext[d];
-            }
-        }
-        have = 1;
-    }
-    if (!have)
-        return fail(x, "a stage whose schedule lays out only inputs it "
-                       "does not read or copies (B@) of inputs, with no "
-                       "`distribute` or `layout` of its output to say "
-                       "where it computes,");
-    return 0;
-}
-
-/* Address strides.  Normally the output axes' address factors
- * row-major over Orem, the reduced axes' over Rrem times Opad (Orem
- * rounded up to 4): a group of 4 long words is 4 outputs of one
- * reduction position.  When a PE's outputs are not a multiple of 4
- * and its least significant reduced factor is (lane mode), that
- * factor's last 4 positions go to the lanes instead: address
- * (jh * Orem + o) * 4 + jl, Opad = 4 Orem, a group is 4 reduction
- * positions of one output, folded across the lanes at the end. */
-static void strides(RL *x)
-{
-    int64_t run = 1;
-    Fac *low = NULL;
-    int lowd = -1, lowi = -1;
-
-    x->Q = 1;
-    x->Orem = 1;
-    for (int d = 0; d < x->nout; d++)
-        for (int i = 0; i < x->dom[d].nf; i++)
-            if (x->dom[d].f[i].level < 0)
-                x->Orem *= x->dom[d].f[i].n;
-    for (int d = x->nd - 1; d >= x->nout && !low; d--)
-        for (int i = x->dom[d].nf - 1; i >= 0 && !low; i--)
-            if (x->dom[d].f[i].level < 0 && x->dom[d].f[i].n > 1) {
-                low = &x->dom[d].f[i];
-                lowd = d;
-                lowi = i;
-            }
-    x->lane = x->Orem % 4 && low && low->n % 4 == 0 &&
-              x->dom[lowd].nf < MAX_FAC;
-    if (x->lane) {
-        Ax *a = &x->dom[lowd];
-        memmove(&a->f[lowi + 1], &a->f[lowi],
-                (size_t)(a->nf - lowi) * sizeof *a->f);
-        a->nf++;
-        a->f[lowi].n /= 4;
-        a->f[lowi + 1].n = 4;
-        a->f[lowi + 1].stride = 1;
-        run = 4;
-    }
-    for (int d = x->nout - 1; d >= 0; d--)
-        for (int i = x->dom[d].nf - 1; i >= 0; i--) {
-            Fac *f = &x->dom[d].f[i];
-            if (f->level < 0) {
-                f->stride = run;
-                run *= f->n;
-            }
-        }
-    x->Opad = x->lane ? run : (run + 3) / 4 * 4;
-    run = x->Opad;
-    for (int d = x->nd - 1; d >= x->nout; d--)
-        for (int i = x->dom[d].nf - 1; i >= 0; i--) {
-            Fac *f = &x->dom[d].f[i];
-            if (x->lane && d == lowd && i == lowi + 1)
-                continue;       /* the lanes */
-            if (f->level < 0) {
-                f->stride = run;
-                run *= f->n;
-            } else {
-                x->Q *= f->n;
-            }
-        }
-    x->steps = run / x->Opad;
-    x->Rrem = x->steps * (x->lane ? 4 : 1);
-    x->span = (x->steps * x->Opad + 3) / 4 * 4;
-}
-
-/* The text of one axis's factors. */
-static void put_axis(TlBuf *b, const RL *x, const Ax *a, int levels_only)
-{
-    const AccMachine *m = x->g->m;
-    int n = 0;
-
-    buf_putc(b, '(');
-    for (int i = 0; i < a->nf; i++) {
-        const Fac *f = &a->f[i];
-        if (levels_only && f->level < 0)
-            continue;
-        if (f->level >= 0)
-            buf_printf(b, "%s%lld_%s:%lld", n ? ", " : "", (long long)f->n,
-                       m->level[f->level].name, (long long)f->stride);
-        else
-            buf_printf(b, "%s%lld:%lld", n ? ", " : "", (long long)f->n,
-                       (long long)f->stride);
-        n++;
-    }
-    if (!n)
-        buf_puts(b, "1");
-    buf_putc(b, ')');
-}
-
-/* A layout from its text at lm<bank>[base ..]. */
-static const AccLayout *make(RL *x, const char *text, int rank,
-                             const int64_t *shape, int bank, int64_t base,
-                             const char *name)
-{
-    const AccMachine *m = x->g->m;
-    AccLayoutReq q;
-    const AccLayout *L;
-
-    memset(&q, 0, sizeof q);
-    q.m = m;
-    q.dtype = DT_F32;
-    q.rank = rank;
-    memcpy(q.shape, shape, (size_t)rank * sizeof *shape);
-    q.tensor = name;
-    q.where = x->g->loc;
-    q.place_loc = x->g->loc;
-    q.has_place = 1;
-    q.space = bank ? ACC_LSP_LM1 : ACC_LSP_LM0;
-    q.base = base;
-    q.end = m->lm_words;
-    L = acc_layout_from_text(x->g->s, "<layout route>", text, &q);
-    if (!L)
-        x->g->failed = 1;
-    return L;
-}
-
-/* Lc as a layout of operand o's input (its axes in the input's order),
- * at lm0 from base. */
-static const AccLayout *lc_of_input(RL *x, int o, int64_t base)
-{
-    const TlTensor *T = x->g->c->in[x->g->p->ins[o].input];
-    TlBuf b;
-    const AccLayout *L;
-
-    buf_init(&b);
-    buf_putc(&b, '(');
-    for (int a = 0; a < T->rank; a++) {
-        int d = -1;
-        for (int e = 0; e < x->nd; e++)
-            if (x->perm[o][e] == a)
-                d = e;
-        if (a)
-            buf_puts(&b, ", ");
-        if (d >= 0)
-            put_axis(&b, x, &x->dom[d], 0);
-        else
-            buf_puts(&b, "(1)");
-    }
-    buf_putc(&b, ')');
-    L = make(x, b.s, T->rank, T->shape, 0, base,
-             x->g->c->k->inputs[x->g->p->ins[o].input]->name);
-    buf_free(&b);
-    return L;
-}
-
-/* The output's shape as the route sees it: rank 0 is one element. */
-static int out_shape(const RL *x, int64_t *shape)
-{
-    const AccCgCall *c = x->g->c;
-
-    if (c->out_rank == 0) {
-        shape[0] = 1;
-        return 1;
-    }
-    memcpy(shape, c->out_shape, (size_t)c->out_rank * sizeof *shape);
-    return c->out_rank;
-}
-
-/* Layouts of the result: Lr (q 0), Lp (q 1: Q over the reduced axes'
- * levels), Lq (q 2: Q an address axis, stride Opad). */
-static const AccLayout *result(RL *x, int q, int bank, int64_t base)
-{
-    int64_t shape[ACC_LAYOUT_MAX_RANK];
-    int rank = out_shape(x, shape);
-    TlBuf b;
-    const AccLayout *L;
-
-    if (rank + (q > 0) > ACC_LAYOUT_MAX_RANK) {
-        fail(x, "outputs of this rank");
-        return NULL;
-    }
-    buf_init(&b);
-    buf_putc(&b, '(');
-    if (x->nout == 0)
-        buf_puts(&b, "(1)");
-    for (int d = 0; d < x->nout; d++) {
-        if (d)
-            buf_puts(&b, ", ");
-        put_axis(&b, x, &x->dom[d], 0);
-    }
-    if (q == 1) {
-        Ax all;
-        all.nf = 0;
-        for (int d = x->nout; d < x->nd; d++)
-            for (int i = 0; i < x->dom[d].nf; i++)
-                if (x->dom[d].f[i].level >= 0 && all.nf < MAX_FAC)
-                    all.f[all.nf++] = x->dom[d].f[i];
-        buf_puts(&b, ", ");
-        put_axis(&b, x, &all, 1);
-    } else if (q == 2) {
-        buf_printf(&b, ", (%lld:%lld)", (long long)x->Q, (long long)x->Opad);
-    }
-    buf_putc(&b, ')');
-    if (q)
-        shape[rank++] = x->Q;
-    L = make(x, b.s, rank, shape, bank, base,
-             x->g->c->k->outputs[0]->name);
-    buf_free(&b);
-    return L;
-}
 
 /* Long-word position in a DRAM image of W long words per PE (loaded
  * in pieces of Wmax) of word w of PE pe. */
@@ -632,7 +99,7 @@ static void convert(RL *x, TlBuf *o, const AccLayout *from,
         return;
     buf_init(&why);
     if (acc_layout_emit_convert(o, from, to, x->scratch, NULL, &why) < 0)
-        fail(x, arena_printf(&x->g->s->arena, "this conversion (%s)",
+        lay_fail(x, arena_printf(&x->g->s->arena, "this conversion (%s)",
                              why.s));
     buf_free(&why);
     x->nconv++;
@@ -659,47 +126,6 @@ static void fold(RL *x, TlBuf *o, int first, int64_t acc)
     else
         buf_printf(o, "%s.f32 r[%lld+], r[0+] -> r[%lld+]\n", x->opname,
                    (long long)acc, (long long)acc);
-}
-
-/* L's factors, placed anew at lm<bank>[base ..] (an axis of one
- * element, which has none, as `(1)`). */
-static const AccLayout *replace(RL *x, const AccLayout *L, int bank,
-                                int64_t base, const char *name)
-{
-    const AccMachine *m = x->g->m;
-    TlBuf b;
-    const AccLayout *R;
-    int n = 0;
-
-    buf_init(&b);
-    buf_putc(&b, '(');
-    for (int a = 0; a < L->rank; a++) {
-        buf_puts(&b, a ? ", (" : "(");
-        if (L->first[a] == L->first[a + 1])
-            buf_putc(&b, '1');
-        for (int i = L->first[a]; i < L->first[a + 1]; i++) {
-            const AccFactor *f = &L->f[i];
-            buf_printf(&b, "%s%lld", i > L->first[a] ? ", " : "",
-                       (long long)f->n);
-            if (f->kind == ACC_F_LEVEL)
-                buf_printf(&b, "_%s", m->level[f->level].name);
-            else if (f->kind == ACC_F_WORD)
-                buf_puts(&b, "_W");
-            else if (f->kind == ACC_F_LANE)
-                buf_puts(&b, "_S");
-            buf_printf(&b, ":%lld", (long long)f->stride);
-        }
-        buf_putc(&b, ')');
-    }
-    buf_putc(&b, ')');
-    for (int l = 0; l < m->nlevels; l++)
-        if (L->bcast & (1u << l))
-            buf_printf(&b, "%s%s", n++ ? ", " : "; B@[", m->level[l].name);
-    if (n)
-        buf_putc(&b, ']');
-    R = make(x, b.s, L->rank, L->shape, bank, base, name);
-    buf_free(&b);
-    return R;
 }
 
 /* The input element operand ci reads at domain element de. */
@@ -783,6 +209,8 @@ static void emit(RL *x, TlBuf *o, const AccLayout *const *U,
                    (long long)(2 * (Lr->base + 4 * q)));
     }
     acc_cg_nop(o, m->lat_lm);
+    if (x->tree)
+        lay_tree_reduce(x, o, Lr->base);
     if (Lp) {
         convert(x, o, Lp, Lq);
         for (int64_t q = 0; q < x->Opad / 4; q++) {
@@ -839,21 +267,22 @@ int acc_cg_lay_route(AccCg *g, int nout, const LExpr *f, const char *opname)
     memset(Lc, 0, sizeof Lc);
     memset(U, 0, sizeof U);
     for (int d = 0; d < x->nd; d++)
-        x->names[d] = loop_name(s, g->loops[d]->name);
+        x->names[d] = lay_loop_name(s, g->loops[d]->name);
     if (x->nd > ACC_LAYOUT_MAX_RANK || c->out_rank >= ACC_LAYOUT_MAX_RANK) {
-        fail(x, "a `distribute` or `layout` of a loop nest this deep");
+        lay_fail(x, "a `distribute` or `layout` of a loop nest this deep");
         goto out;
     }
     if (x->Wmax < 4) {
-        fail(x, "a machine whose BMs hold less than 4 long words per PE");
+        lay_fail(x, "a machine whose BMs hold less than 4 long words per PE");
         goto out;
     }
-    if (domain_layout(x))
+    if (lay_domain(x))
         goto out;
-    strides(x);
+    lay_strides(x);
+    lay_tree_mode(x);
     if (nimg * x->span > m->lm_words ||
-        round4(x->Q * x->Opad) > m->lm_words) {
-        fail(x, arena_printf(&s->arena, "a `distribute` or `layout` that "
+        (!x->tree && round4(x->Q * x->Opad) > m->lm_words)) {
+        lay_fail(x, arena_printf(&s->arena, "a `distribute` or `layout` that "
                              "leaves a PE %lld iterations of the stage "
                              "(%lld long words a PE for each of its %d "
                              "operands, one element a long word; %lld "
@@ -872,44 +301,47 @@ int acc_cg_lay_route(AccCg *g, int nout, const LExpr *f, const char *opname)
     for (int d = 0; d < x->nd; d++) {
         if (d)
             buf_puts(&b, ", ");
-        put_axis(&b, x, &x->dom[d], 0);
+        lay_put_axis(&b, x, &x->dom[d], 0);
     }
     buf_putc(&b, ')');
-    LD = make(x, b.s, x->nd, p->ext, 0, 0, "the iterations");
+    LD = lay_make(x, b.s, x->nd, p->ext, 0, 0, "the iterations");
     buf_free(&b);
-    if (!LD || !(Lr = result(x, 0, 1, 0)))
+    if (!LD || !(Lr = lay_result(x, 0, 1, 0)))
         goto out;
     lm1 = round4(x->Opad);
     for (int i = 0; i < nimg; i++) {
         const AccLayout *L = x->Li[i], *L0;
         if (!L)
             continue;
-        if (!(Lc[i] = lc_of_input(x, i, i * x->span)) ||
-            !(L0 = lc_of_input(x, i, 0)))
+        if (!(Lc[i] = lay_lc_of_input(x, i, i * x->span)) ||
+            !(L0 = lay_lc_of_input(x, i, 0)))
             goto out;
         if (acc_layout_same_places(L, L0))
             continue;
-        if (!(U[i] = replace(x, L, 1, lm1,
+        if (!(U[i] = lay_replace(x, L, 1, lm1,
                              c->k->inputs[p->ins[i].input]->name)))
             goto out;
         lm1 += round4(U[i]->addr_span);
         need_scratch(x, U[i]);
     }
     lm0 = nimg * x->span;
-    if (x->Q > 1) {
-        if (!(Lp = result(x, 1, 1, 0)) || !(Lq = result(x, 2, 0, 0)))
+    if (x->tree > acc_bm_levels(m) &&
+        x->tree_nb * 4 * m->level[m->nlevels - 1].fanout > x->scratch_words)
+        x->scratch_words = x->tree_nb * 4 * m->level[m->nlevels - 1].fanout;
+    if (x->Q > 1 && !x->tree) {
+        if (!(Lp = lay_result(x, 1, 1, 0)) || !(Lq = lay_result(x, 2, 0, 0)))
             goto out;
         need_scratch(x, Lp);
         if (round4(x->Q * x->Opad) > lm0)
             lm0 = round4(x->Q * x->Opad);
     }
     if (x->Lo) {
-        const AccLayout *R0 = result(x, 0, 0, 0);
-        int64_t at = x->Q > 1 ? round4(x->Q * x->Opad) : 0;
+        const AccLayout *R0 = lay_result(x, 0, 0, 0);
+        int64_t at = Lq ? round4(x->Q * x->Opad) : 0;
         if (!R0)
             goto out;
         if (!acc_layout_same_places(x->Lo, R0)) {
-            if (!(Lo = replace(x, x->Lo, 0, at, oname)))
+            if (!(Lo = lay_replace(x, x->Lo, 0, at, oname)))
                 goto out;
             if (at + round4(Lo->addr_span) > lm0)
                 lm0 = at + round4(Lo->addr_span);
@@ -917,7 +349,7 @@ int acc_cg_lay_route(AccCg *g, int nout, const LExpr *f, const char *opname)
         }
     }
     if (lm0 > m->lm_words || lm1 > m->lm_words) {
-        fail(x, arena_printf(&s->arena, "a `distribute` or `layout` whose "
+        lay_fail(x, arena_printf(&s->arena, "a `distribute` or `layout` whose "
                              "tensors do not fit the PEs' memories at "
                              "once (%lld and %lld long words of lm0 and "
                              "lm1 a PE, %lld each)", (long long)lm0,
@@ -947,7 +379,7 @@ int acc_cg_lay_route(AccCg *g, int nout, const LExpr *f, const char *opname)
                     if (e >= 0)
                         e = read_at(p, x->nd, ci, e);
                     if (e >= numel || e < -1) {
-                        fail(x, "reads outside an input");
+                        lay_fail(x, "reads outside an input");
                         goto out;
                     }
                 }
@@ -969,7 +401,7 @@ int acc_cg_lay_route(AccCg *g, int nout, const LExpr *f, const char *opname)
     }
     x->scratch = out_dram + x->P * W;
     if (x->scratch + x->scratch_words > m->dram_words) {
-        fail(x, "tensors larger than the machine's DRAM");
+        lay_fail(x, "tensors larger than the machine's DRAM");
         goto out;
     }
     buf_free(&p->text);
