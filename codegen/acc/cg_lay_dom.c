@@ -126,7 +126,7 @@ static int from_dist(RL *x)
                 return lay_refuse(x, d->loc, arena_printf(
                     &s->arena, "%s of stage '%s', whose loop '%s' is "
                     "neither an axis of its result nor a variable it "
-                    "reduces over", acc_dist_what(s, d), of->name,
+                    "reduces over,", acc_dist_what(s, d), of->name,
                     d->args[0].var ? d->args[0].var->name : "?"));
             for (int j = 0; j < d->args[1].nitems; j++) {
                 const char *ln = d->args[1].items[j].name;
