@@ -24,9 +24,11 @@
  * TODO(issue 4): the other math calls of f32 lanes (tan, pow, the
  * inverse and hyperbolic functions) and all of f64 and f16 lanes run
  * lane by lane through libm (pow would need log x in more than double
- * precision for y log x to be within a few units of double); the
- * double e^x that tanh, sigmoid and erf share is one Horner chain of
- * 14 steps (erf's own polynomials run as four chains: 1.9x faster).
+ * precision for y log x to be within a few units of double); tanh's
+ * double e^x - 1 (and without AVX-512 the e^x of exp, sigmoid and
+ * erf) is one Horner chain of 14 steps; with AVX-512, exp and sigmoid
+ * take 2^(j/16) from a table and a polynomial of degree 6, and erf
+ * one polynomial of 10 terms per quarter of [0, 4).
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
