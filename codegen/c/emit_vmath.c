@@ -8,13 +8,14 @@
  * exp, erf, tanh, sigmoid and log compute each lane in double, to
  * within 2^-44 of the true value, relative (the polynomials are cut
  * where their truncation falls below that, not at double's own
- * precision: fewer terms); sin and cos within a few units of double.
- * Rounding that to float gives libm's float unless the value lies
- * within 1024 units of double (2^-42 relative) of a float rounding
+ * precision: fewer terms; erf with AVX-512 within 2^-38.9); sin and
+ * cos within a few units of double.  Rounding that to float gives
+ * libm's float unless the value lies within 1024 units of double
+ * (2^-42 relative; the AVX-512 erf: 32768) of a float rounding
  * boundary (the low 29 bits of the double near a half unit of float:
- * about one lane in 260000) or outside the range where the result is
- * a normal float; such lanes, and NaNs, are
- * computed again by libm.  Contraction into fused multiply-adds
+ * about one lane in 260000; 8200) or outside the range where the
+ * result is a normal float; such lanes, and NaNs, are computed again
+ * by libm.  Contraction into fused multiply-adds
  * (TDSL_FMA=1) only changes the double value by a few units, well
  * inside the 1024.  sqrt is one vector instruction, rsqrt the scalar
  * code's double operations on vectors, both correctly rounded like
@@ -113,19 +114,21 @@ static const char vm_dbl[] =
     "    __builtin_memcpy(&u, &b, 8);\n"
     "    return u == UINT64_MAX;\n"
     "}\n"
-    "/* Lanes where p is more than 1024 units of double from a rounding\n"
-    " * boundary of float (p in the normal range of float). */\n"
-    "TL_HELPER tl_ex_i8 tl_vm_far(tl_ex_d8 p)\n"
+    "/* Lanes where p is more than m units of double from a rounding\n"
+    " * boundary of float (p in the normal range of float; m < 2^28). */\n"
+    "TL_HELPER tl_ex_i8 tl_vm_far(tl_ex_d8 p, int64_t m)\n"
     "{\n"
-    "    /* the low 29 bits outside 2^28 - 1024 .. 2^28 + 1024 */\n"
-    "    tl_ex_i8 low = ((tl_ex_i8)p + (1024 - (1 << 28))) & ((1 << 29) - 1);\n"
-    "    return low > 2048;\n"
+    "    /* the low 29 bits outside 2^28 - m .. 2^28 + m */\n"
+    "    tl_ex_i8 low = ((tl_ex_i8)p + (m - (1 << 28))) & ((1 << 29) - 1);\n"
+    "    return low > 2 * m;\n"
     "}\n"
-    "/* y: p rounded to float where ok and far from a boundary, else\n"
-    " * libm's fn of x (out of line: rare, and the loop would keep y in\n"
-    " * memory). */\n"
-    "#define TL_VM_END(fn, x, y, p, ok) \\\n"
-    "    ok &= tl_vm_far(p); \\\n"
+    "/* y: p rounded to float where ok and more than m units of double\n"
+    " * from a boundary (m above p's error), else libm's fn of x (out of\n"
+    " * line: rare, and the loop would keep y in memory).  TL_VM_END: m\n"
+    " * = 1024. */\n"
+    "#define TL_VM_END(fn, x, y, p, ok) TL_VM_END_M(fn, x, y, p, ok, 1024)\n"
+    "#define TL_VM_END_M(fn, x, y, p, ok, m) \\\n"
+    "    ok &= tl_vm_far(p, m); \\\n"
     "    y = __builtin_convertvector(p, tl_ex_f8); \\\n"
     "    if (__builtin_expect(!tl_vm_all(ok), 0)) \\\n"
     "        y = tl_vm_fix(fn, x, y, ok);\n"
@@ -233,134 +236,123 @@ static const char vexp_macro[] =
 
 /* erf with AVX-512: |x| < 4 in 16 pieces a quarter wide, k = 4|x|
  * truncated; on each, erf(x) / x (smooth, even, 2 / sqrt(pi) at 0) is
- * a polynomial of 10 terms in t = |x| - (k + 1/2) / 4 (|t| <= 1/8)
- * and erf |x| is |x| times it (tiny |x| keep their relative
- * precision, and no piece needs a form of its own).  The k-th
- * coefficient of each term comes from a 16-entry table by one
- * two-register permute (vpermt2pd, TL_VM_PERM): no exp and no second
- * polynomial; 1 from 4 on.  Coefficients: Chebyshev interpolation of
- * long double erfl(x) / x at 10 nodes of each piece, rewritten as
- * powers of t and rounded to double; within 2^-49.4 of erf, relative,
- * before the rounding of the evaluation (two Estrin chains, even and
- * odd powers in t^2), itself a few units of double.  2.1x the speed
- * of the general helper below on the ONNX encoder's GELU (inputs
- * about N(0, 0.8): most vectors held a lane beyond 1 and took both of
- * its branches).  Without AVX-512: erf as x P(x^2) for |x| < 1 (Taylor to
- * degree 29: the terms alternate and shrink, truncation below 2^-44),
- * 1 - e^(-x^2) G(x) for 1 <= |x| < 4 (x^2 is exact for an f32 x; G =
- * e^(x^2) erfc(x) is smooth: its Chebyshev series of 27 terms on [1,
- * 4], from mpmath, rewritten as a polynomial in t = (2x - 5) / 3,
- * whose coefficients alternate and shrink, their magnitudes summing to
- * 3 times G's least value), 1 beyond (erfc(4) < 2^-25: erf rounds to
- * 1).  The polynomials run as four Horner chains (tl_vm_poly): one
- * chain's latency, not the work, bounded the speed.  Within 3.1 units
- * of double of erf; sign restored by its bit. */
+ * a polynomial of 8 terms in w = 4|x| - k - 1/2 (|w| <= 1/2)
+ * and erf |x| is |x| times it (tiny |x| keep their relative precision,
+ * and no piece needs a form of its own).  The k-th coefficient of each
+ * term comes from a 16-entry table by one two-register permute
+ * (vpermt2pd, TL_VM_PERM): no exp and no second polynomial; from 4 on
+ * the value at 3.99, which rounds to 1.
+ * Coefficients: Chebyshev interpolation of long double erfl(x) / x at
+ * 8 nodes of each piece, rewritten as powers of w and rounded to
+ * double (scripts/erf_table.c); within 2^-38.9 of erf, relative, so
+ * within 2^14.1 units of double: lanes within 32768 units of a float
+ * rounding boundary go to libm (2^-13 of them, 4 of the encoder's
+ * 32768 a call), cheaper than the 10 terms that 1024 units would need
+ * (the evaluation, two Estrin chains in w^2, adds a few units).  2.6x
+ * the speed of the general helper below on the ONNX encoder's GELU
+ * (inputs about N(0, 0.8): most vectors held a lane beyond 1 and took
+ * both of its branches).
+ * Without AVX-512: erf as x P(x^2) for |x| < 1 (Taylor to degree 29:
+ * the terms alternate and shrink, truncation below 2^-44), 1 - e^(-x^2)
+ * G(x) for 1 <= |x| < 4 (x^2 is exact for an f32 x; G = e^(x^2)
+ * erfc(x) is smooth: its Chebyshev series of 27 terms on [1, 4], from
+ * mpmath, rewritten as a polynomial in t = (2x - 5) / 3, whose
+ * coefficients alternate and shrink, their magnitudes summing to 3
+ * times G's least value), 1 beyond (erfc(4) < 2^-25: erf rounds to 1).
+ * The polynomials run as four Horner chains (tl_vm_poly): one chain's
+ * latency, not the work, bounded the speed.  Within 3.1 units of
+ * double of erf; sign restored by its bit. */
 static const char verf_macro[] =
     "#if defined(__AVX512F__)\n"
-    "static const tl_ex_d8 tl_erf_r[10][2] = {\n"
-    "    {{0x1.1f5e1a35c3b83p+0, 0x1.13e08c7a16a26p+0,\n"
-    "      0x1.fe8f1614e4ec5p-1, 0x1.cacbc181f7fc6p-1,\n"
-    "      0x1.9450bb1ec6057p-1, 0x1.611065fc9316dp-1,\n"
-    "      0x1.3448f8704c359p-1, 0x1.0ee12190b1949p-1},\n"
-    "     {0x1.e09a79ee7db93p-2, 0x1.aed200cd67bedp-2,\n"
-    "      0x1.8603df090938p-2, 0x1.64282886fef72p-2,\n"
-    "      0x1.47ad3ff3018a1p-2, 0x1.2f6827c1b08c7p-2,\n"
-    "      0x1.1a7b909ae7a4ap-2, 0x1.08420fc7a4912p-2}},\n"
-    "    {{-0x1.7d900b9e8e987p-4, -0x1.09ac3c1b2b124p-2,\n"
-    "      -0x1.7edef5d89a38dp-2, -0x1.b293239599bd3p-2,\n"
-    "      -0x1.ad1533f36788dp-2, -0x1.82ad1810b6ca3p-2,\n"
-    "      -0x1.48b7c44d5257cp-2, -0x1.0e9e17d6132b7p-2},\n"
-    "     {-0x1.b87061646fb5dp-3, -0x1.675759c9fb4b2p-3,\n"
-    "      -0x1.284241dbd5d3ap-3, -0x1.ef1beecc9bf68p-4,\n"
-    "      -0x1.a35763ed2ef1bp-4, -0x1.6793ed0a040bbp-4,\n"
-    "      -0x1.37b3d82995262p-4, -0x1.10c83ad00a3f1p-4}},\n"
-    "    {{-0x1.766bd13cea897p-2, -0x1.276ba5c0623d8p-2,\n"
-    "      -0x1.5275c58304aefp-3, -0x1.4574d9b0eec08p-5,\n"
-    "      0x1.bbf4930fca265p-5, 0x1.ab151a79857eep-4,\n"
-    "      0x1.df8987f78db5ap-4, 0x1.b7e9ea2adabeap-4},\n"
-    "     {0x1.6bfb996237729p-4, 0x1.1e314dd8e8f68p-4,\n"
-    "      0x1.ba09e2a35503fp-5, 0x1.560bd27a00ea3p-5,\n"
-    "      0x1.0bd914bd59bdbp-5, 0x1.a9f5181dfb859p-6,\n"
-    "      0x1.57e94aec032ep-6, 0x1.199374fd583eep-6}},\n"
-    "    {{0x1.c5a8e00e5f1cap-5, 0x1.24d6bbb45444ap-3,\n"
-    "      0x1.671c4f2a73682p-3, 0x1.367b5cb8376bap-3,\n"
-    "      0x1.8a284b286219cp-4, 0x1.3fc0da03db3bap-5,\n"
-    "      -0x1.685f0e5c4638p-10, -0x1.5d2c619028bf2p-6},\n"
-    "     {-0x1.ae6bfd18ba896p-6, -0x1.8349c312c5a1ap-6,\n"
-    "      -0x1.324482494c9c3p-6, -0x1.cac3dca968e5p-7,\n"
-    "      -0x1.52a6a0f70f465p-7, -0x1.f70a65d7c9f36p-8,\n"
-    "      -0x1.7b2696397d426p-8, -0x1.229a7defb9333p-8}},\n"
-    "    {{0x1.b4c165f76778p-4, 0x1.01ba55d901e33p-4,\n"
-    "      0x1.d2c7b36952ccdp-10, -0x1.6f0e9832c78p-5,\n"
-    "      -0x1.f10767c386166p-5, -0x1.9e43d541f4fcdp-5,\n"
-    "      -0x1.e76d981033d9ap-6, -0x1.6e17e7646b79ap-7},\n"
-    "     {-0x1.63242feb73333p-15, 0x1.21e01fbc9419ap-8,\n"
-    "      0x1.4b850d5c70f33p-8, 0x1.143ef76a3ecp-8,\n"
-    "      0x1.9a16382ffdccdp-9, 0x1.24967740db4cdp-9,\n"
-    "      0x1.a01e86af68e66p-10, 0x1.2b93928d69p-10}},\n"
-    "    {{-0x1.40e089528d99ap-6, -0x1.7d1fdcf244p-5,\n"
-    "      -0x1.7ea6ec0b85266p-5, -0x1.a399dcbc64666p-6,\n"
-    "      -0x1.2f7c1a4883333p-11, 0x1.dbc14c9446ccdp-7,\n"
-    "      0x1.166e3231abf33p-6, 0x1.8b92adf86db33p-7},\n"
-    "     {0x1.82ac17d64599ap-8, 0x1.b23f6e6b5b333p-10,\n"
-    "      -0x1.4fd3dd0253333p-12, -0x1.c8407f98be666p-11,\n"
-    "      -0x1.ac1cef1d0d99ap-11, -0x1.41544ba31a666p-11,\n"
-    "      -0x1.bfb6a7380cccdp-12, -0x1.3304d65ccp-12}},\n"
-    "    {{-0x1.936f42f70cccdp-6, -0x1.390f064cd999ap-7,\n"
-    "      0x1.194d66c44cccdp-7, 0x1.1d683ad87999ap-6,\n"
-    "      0x1.d5672cca93333p-7, 0x1.6c43724b73333p-8,\n"
-    "      -0x1.a00db434p-10, -0x1.1674d7ce9999ap-8},\n"
-    "     {-0x1.dc4717a6e6666p-9, -0x1.074905c78p-9,\n"
-    "      -0x1.80cbe742p-11, -0x1.89ab1b0e66666p-14,\n"
-    "      0x1.e8e596ee66666p-14, 0x1.21dd41899999ap-13,\n"
-    "      0x1.c04ba644ccccdp-14, 0x1.3328c9bp-14}},\n"
-    "    {{0x1.49696c8b33333p-8, 0x1.65cff5acccccdp-7,\n"
-    "      0x1.172eb2dc33333p-7, 0x1.60376a8cccccdp-10,\n"
-    "      -0x1.12d8be4866666p-8, -0x1.4c8be0bd9999ap-8,\n"
-    "      -0x1.72cc78cb9999ap-9, -0x1.7c04943p-12},\n"
-    "     {0x1.b351f50666666p-11, 0x1.d6a2dec333333p-11,\n"
-    "      0x1.1a9447fp-11, 0x1.c60844ecccccdp-13,\n"
-    "      0x1.927203599999ap-15, -0x1.66398b6666666p-17,\n"
-    "      -0x1.5cd1726666666p-16, -0x1.1a49ab999999ap-16}},\n"
-    "    {{0x1.2e09eep-8, 0x1.cc46d2ccccccdp-11,\n"
-    "      -0x1.7d73dbp-9, -0x1.db2679p-9,\n"
-    "      -0x1.abed12ccccccdp-10, 0x1.303fd16666666p-11,\n"
-    "      0x1.6905e7p-10, 0x1.f484b8p-11},\n"
-    "     {0x1.1380133333333p-12, -0x1.071cae6666666p-13,\n"
-    "      -0x1.9111f06666666p-13, -0x1.00f01b999999ap-13,\n"
-    "      -0x1.ad9a133333333p-15, -0x1.bce20cccccccdp-17,\n"
-    "      0x1.0ac4ccccccccdp-23, 0x1.79be8p-19}},\n"
-    "    {{-0x1.09084cccccccdp-10, -0x1.05ea1p-9,\n"
-    "      -0x1.243a1e6666666p-10, 0x1.cb8359999999ap-12,\n"
-    "      0x1.26d8d8p-10, 0x1.77590cccccccdp-11,\n"
-    "      0x1.26f7666666666p-16, -0x1.49b3f66666666p-12},\n"
-    "     {-0x1.0ed159999999ap-12, -0x1.7457333333333p-14,\n"
-    "      0x1.e8c599999999ap-17, 0x1.34af4cccccccdp-15,\n"
-    "      0x1.9a354cccccccdp-16, 0x1.56e699999999ap-17,\n"
-    "      0x1.709p-19, 0x1.76ccccccccccdp-23}},\n"
+    "static const tl_ex_d8 tl_erf_r[8][2] = {\n"
+    "    {{0x1.1f5e1a35c15bcp+0, 0x1.13e08c7a162f5p+0,\n"
+    "      0x1.fe8f1614e7e7dp-1, 0x1.cacbc181fbb33p-1,\n"
+    "      0x1.9450bb1ec7b17p-1, 0x1.611065fc927e6p-1,\n"
+    "      0x1.3448f8704acc5p-1, 0x1.0ee12190b09a4p-1},\n"
+    "     {0x1.e09a79ee7d2f9p-2, 0x1.aed200cd6800bp-2,\n"
+    "      0x1.8603df09099c5p-2, 0x1.64282886ff376p-2,\n"
+    "      0x1.47ad3ff301a4ep-2, 0x1.2f6827c1b0936p-2,\n"
+    "      0x1.1a7b909ae7a49p-2, 0x1.08420fc7a48fap-2}},\n"
+    "    {{-0x1.7d900b9e864edp-6, -0x1.09ac3c1b26fap-4,\n"
+    "      -0x1.7edef5d897f03p-4, -0x1.b29323959aa34p-4,\n"
+    "      -0x1.ad1533f369d6ep-4, -0x1.82ad1810b841ap-4,\n"
+    "      -0x1.48b7c44d5260dp-4, -0x1.0e9e17d612868p-4},\n"
+    "     {-0x1.b87061646ea6fp-5, -0x1.675759c9faee1p-5,\n"
+    "      -0x1.284241dbd5e2fp-5, -0x1.ef1beecc9c43cp-6,\n"
+    "      -0x1.a35763ed2f25p-6, -0x1.6793ed0a04212p-6,\n"
+    "      -0x1.37b3d829952bfp-6, -0x1.10c83ad00a3f7p-6}},\n"
+    "    {{-0x1.766bd0f16153ep-6, -0x1.276ba5b2000a5p-6,\n"
+    "      -0x1.5275c5e26ce4ap-7, -0x1.4574db8c3b4ep-9,\n"
+    "      0x1.bbf49239d21c3p-9, 0x1.ab151a9f97f54p-8,\n"
+    "      0x1.df898851d795dp-8, 0x1.b7e9ea696ccdfp-8},\n"
+    "     {0x1.6bfb99736d1eap-8, 0x1.1e314dd0addb7p-8,\n"
+    "      0x1.ba09e28a423dap-9, 0x1.560bd269f1ffdp-9,\n"
+    "      0x1.0bd914b6a3d2cp-9, 0x1.a9f5181a8269dp-10,\n"
+    "      0x1.57e94aec0bcabp-10, 0x1.199374fe1532ap-10}},\n"
+    "    {{0x1.c5a8df89ce898p-11, 0x1.24d6bb72d4342p-9,\n"
+    "      0x1.671c4f05ea4cap-9, 0x1.367b5cc6963a3p-9,\n"
+    "      0x1.8a284b721ebc7p-10, 0x1.3fc0da61b4594p-11,\n"
+    "      -0x1.685f0e131c5p-16, -0x1.5d2c61e29e81ep-12},\n"
+    "     {-0x1.ae6bfd5c71034p-12, -0x1.8349c32a094b4p-12,\n"
+    "      -0x1.32448245793a4p-12, -0x1.cac3dc961c758p-13,\n"
+    "      -0x1.52a6a0ea3d904p-13, -0x1.f70a65cd133e8p-14,\n"
+    "      -0x1.7b2696369c76cp-14, -0x1.229a7def8a4dp-14}},\n"
+    "    {{0x1.b4bfec590e8p-12, 0x1.01ba0dedf9eep-12,\n"
+    "      0x1.d303514307p-18, -0x1.6f0c46294dfcp-13,\n"
+    "      -0x1.f1065c4e5968p-13, -0x1.9e443463e0acp-13,\n"
+    "      -0x1.e76f5b6dfac4p-14, -0x1.6e1a59122928p-15},\n"
+    "     {-0x1.63d05387bp-23, 0x1.21e0c446119p-16,\n"
+    "      0x1.4b860810795p-16, 0x1.143f97ffd3ep-16,\n"
+    "      0x1.9a16be6aeb3p-17, 0x1.249699ff025p-17,\n"
+    "      0x1.a01e8605bd4p-18, 0x1.2b9383cb1d4p-18}},\n"
+    "    {{-0x1.40df3df7838p-16, -0x1.7d1e957ed63p-15,\n"
+    "      -0x1.7ea635623bcp-15, -0x1.a39a6c63c6cp-16,\n"
+    "      -0x1.2faa2e4c0cp-21, 0x1.dbbf775d75p-17,\n"
+    "      0x1.166e2c750bcp-16, 0x1.8b937c14b12p-17},\n"
+    "     {0x1.82ad6a61cdp-18, 0x1.b2413fc5cp-20,\n"
+    "      -0x1.4fd50ecab8p-22, -0x1.c8420182c4p-21,\n"
+    "      -0x1.ac1def7e06p-21, -0x1.4154b6c78ep-21,\n"
+    "      -0x1.bfb6e0c996p-22, -0x1.3304da047cp-22}},\n"
+    "    {{-0x1.911323265cp-18, -0x1.3828e2ef58p-19,\n"
+    "      0x1.16526b119p-19, 0x1.1b8d0be988p-18,\n"
+    "      0x1.d3bb3f0c5p-19, 0x1.6d73c4bf5p-20,\n"
+    "      -0x1.94c549418p-22, -0x1.148050794p-20},\n"
+    "     {-0x1.db339fddep-21, -0x1.07cc9bf97p-21,\n"
+    "      -0x1.83ee16e6p-23, -0x1.99ba179ep-26,\n"
+    "      0x1.e22f4a78p-26, 0x1.20fed9dep-25,\n"
+    "      0x1.c04fd92fp-26, 0x1.33873b97p-26}},\n"
+    "    {{0x1.475750cep-22, 0x1.63c417a24p-21,\n"
+    "      0x1.160a756bp-21, 0x1.63ce9764p-24,\n"
+    "      -0x1.108b013f8p-22, -0x1.4b148534p-22,\n"
+    "      -0x1.72ba11a2p-23, -0x1.865272fcp-26},\n"
+    "     {0x1.af16a7cp-25, 0x1.d52e8dbp-25,\n"
+    "      0x1.1ad166fcp-25, 0x1.c871ad3p-27,\n"
+    "      0x1.98dad6ap-29, -0x1.5b82818p-31,\n"
+    "      -0x1.5b60f16p-30, -0x1.1a32444p-30}},\n"
     "};\n"
     "TL_HELPER tl_ex_f8 tl_erf8(tl_ex_f8 x)\n"
     "{\n"
-    "    tl_ex_d8 d = TL_VM_WIDEN(x), a, t, t2, e, o;\n"
-    "    tl_ex_i8 sign = (tl_ex_i8)d & INT64_MIN, ok, in, k;\n"
+    "    tl_ex_d8 d = TL_VM_WIDEN(x), a, a4, w, w2, e, o;\n"
+    "    tl_ex_i8 sign = (tl_ex_i8)d & INT64_MIN, ok, k;\n"
     "    tl_ex_f8 y;\n"
     "    a = (tl_ex_d8)((tl_ex_i8)d & INT64_MAX);\n"
     "    ok = (a >= 0x1p-126) | (a == 0.0);\n"
-    "    in = ok & (a < 4.0);\n"
-    "    a = tl_vm_sel(in, a, (tl_ex_d8){0});\n"
-    "    k = __builtin_convertvector(a * 4.0, tl_ex_i8);\n"
-    "    t = a - (__builtin_convertvector(k, tl_ex_d8) * 0.25 + 0.125);\n"
-    "    t2 = t * t;\n"
-    "    e = TL_VM_PERM(tl_erf_r[8], k);\n"
-    "    o = TL_VM_PERM(tl_erf_r[9], k);\n"
-    "    for (int j = 6; j >= 0; j -= 2) {\n"
-    "        e = e * t2 + TL_VM_PERM(tl_erf_r[j], k);\n"
-    "        o = o * t2 + TL_VM_PERM(tl_erf_r[j + 1], k);\n"
+    "    /* from 4 on (and NaN, left to libm) erf(3.99), 1 - 1.7e-8,\n"
+    "     * which rounds to 1 */\n"
+    "    a = tl_vm_sel(ok & (a < 4.0), a, (tl_ex_d8){0} + 3.99);\n"
+    "    a4 = a * 4.0;\n"
+    "    k = __builtin_convertvector(a4, tl_ex_i8);\n"
+    "    w = (a4 - __builtin_convertvector(k, tl_ex_d8)) - 0.5;\n"
+    "    w2 = w * w;\n"
+    "    e = TL_VM_PERM(tl_erf_r[6], k);\n"
+    "    o = TL_VM_PERM(tl_erf_r[7], k);\n"
+    "    for (int j = 4; j >= 0; j -= 2) {\n"
+    "        e = e * w2 + TL_VM_PERM(tl_erf_r[j], k);\n"
+    "        o = o * w2 + TL_VM_PERM(tl_erf_r[j + 1], k);\n"
     "    }\n"
-    "    e = (e + t * o) * a;\n"
-    "    e = tl_vm_sel(in, e, (tl_ex_d8){0} + 1.0);\n"
+    "    e = (e + w * o) * a;\n"
     "    e = (tl_ex_d8)((tl_ex_i8)e | sign);\n"
-    "    TL_VM_END(erf, x, y, e, ok)\n"
+    "    TL_VM_END_M(erf, x, y, e, ok, 32768)\n"
     "    return y;\n"
     "}\n"
     "#else\n"
