@@ -39,22 +39,20 @@ typedef struct Lay {
     int conv;               /* a layout differs from Lc: convert */
 } Lay;
 
-/* The user's `layout` of f checked with the call's shape, *L NULL when
- * there is none.  -1 after reporting. */
-static int user_layout(Lay *x, const TlFunc *f, int rank,
-                       const int64_t *shape, const AccLayout **L,
+int acc_cg_user_layout(AccCg *g, const TlSchedInfo *si, const TlFunc *f,
+                       int rank, const int64_t *shape, const AccLayout **L,
                        TlLoc *at)
 {
-    TlSession *s = x->g->s;
+    TlSession *s = g->s;
 
     *L = NULL;
-    for (int j = 0; j < x->si->nlayouts; j++) {
-        const TlSchedLayout *sl = x->si->layouts[j];
+    for (int j = 0; j < si->nlayouts; j++) {
+        const TlSchedLayout *sl = si->layouts[j];
         AccLayoutReq r;
         if (sl->func != f)
             continue;
         memset(&r, 0, sizeof r);
-        r.m = x->g->m;
+        r.m = g->m;
         r.dtype = f->dtype;
         r.rank = rank;
         memcpy(r.shape, shape, (size_t)rank * sizeof *shape);
@@ -64,12 +62,19 @@ static int user_layout(Lay *x, const TlFunc *f, int rank,
         r.place_loc = r.where;
         *at = r.where;
         if (!(*L = acc_layout_check(s, sl->layout, &r))) {
-            x->g->failed = 1;
+            g->failed = 1;
             return -1;
         }
         return 0;
     }
     return 0;
+}
+
+static int user_layout(Lay *x, const TlFunc *f, int rank,
+                       const int64_t *shape, const AccLayout **L,
+                       TlLoc *at)
+{
+    return acc_cg_user_layout(x->g, x->si, f, rank, shape, L, at);
 }
 
 /* Reports what the route cannot follow, at the schedule's statement. */

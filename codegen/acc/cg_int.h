@@ -308,6 +308,12 @@ void acc_cg_win_out(const AccCgWin *w, const int64_t *v, int64_t *g,
  * (the layout route converts it: acc_cg_lay_route), -1 after
  * reporting. */
 int acc_cg_elem_layout(AccCg *g, int64_t *groups);
+/* The user's `layout` of f in si, checked with this shape (rank,
+ * shape), at *at; *L NULL when there is none.  -1 after reporting. */
+struct AccLayout;
+int acc_cg_user_layout(AccCg *g, const TlSchedInfo *si, const TlFunc *f,
+                       int rank, const int64_t *shape,
+                       const struct AccLayout **L, TlLoc *at);
 
 /* The layout route (cg_red_lay.c): g matched (its loops: nout output
  * loops, then the reduction's; its operands counted), the stage

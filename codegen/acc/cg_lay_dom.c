@@ -34,35 +34,15 @@ static int user_layout(RL *x, const TlFunc *f, int rank,
 {
     TlSession *s = x->g->s;
 
-    *L = NULL;
-    for (int j = 0; j < x->si->nlayouts; j++) {
-        const TlSchedLayout *sl = x->si->layouts[j];
-        AccLayoutReq r;
-        if (sl->func != f)
-            continue;
-        memset(&r, 0, sizeof r);
-        r.m = x->g->m;
-        r.dtype = f->dtype;
-        r.rank = rank;
-        memcpy(r.shape, shape, (size_t)rank * sizeof *shape);
-        r.axis_names = acc_layout_axis_names(s, f);
-        r.tensor = f->name;
-        r.where = sl->stmt->name_loc;
-        r.place_loc = r.where;
-        *at = r.where;
-        if (!(*L = acc_layout_check(s, sl->layout, &r))) {
-            x->g->failed = 1;
-            return -1;
-        }
-        for (int i = 0; i < (*L)->nf; i++)
-            if ((*L)->f[i].kind == ACC_F_WORD && (*L)->f[i].n > 1)
-                return lay_refuse(x, r.where, arena_printf(
-                    &s->arena, "a `layout` of '%s' with %d elements a "
-                    "long word (the layout routes compute one element a "
-                    "long word and convert nothing into or out of "
-                    "packed layouts yet)", f->name, (*L)->epl));
-        return 0;
-    }
+    if (acc_cg_user_layout(x->g, x->si, f, rank, shape, L, at) < 0)
+        return -1;
+    for (int i = 0; *L && i < (*L)->nf; i++)
+        if ((*L)->f[i].kind == ACC_F_WORD && (*L)->f[i].n > 1)
+            return lay_refuse(x, *at, arena_printf(
+                &s->arena, "a `layout` of '%s' with %d elements a "
+                "long word (the layout routes compute one element a "
+                "long word and convert nothing into or out of "
+                "packed layouts yet)", f->name, (*L)->epl));
     return 0;
 }
 
