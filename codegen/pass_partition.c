@@ -18,7 +18,8 @@
  *
  * (no head loop here: the guard gives no lower limit).  Terms that do
  * not depend on the inner loops are left to pass_bounds.c, which
- * shrinks the loop itself.  Partitioned loops keep their kind; their
+ * shrinks the loop itself.  Partitioned loops keep their kind (a
+ * parallel loop's head and tail go inside it: parallel_body); their
  * bodies are partitioned in turn, so a 2-d tile's main part has no
  * guard at all.
  */
@@ -112,6 +113,29 @@ static LStmt *tail_body(LMutator *m, Part *p, LStmt *body)
     return r;
 }
 
+/* The body of a partitioned parallel loop: the main part where
+ * vlo <= v < vhi (either NULL: no limit on that side), else the guarded
+ * head or tail.  As loops of their own the edges ran after the parallel
+ * loop's join, serially (a fork and a join for one iteration would cost
+ * more): on 2 threads matmul 256's 4 rows past the last block of 6 took
+ * a serial step per k block while the other thread waited.  Inside the
+ * parallel loop they run beside the main iterations, in one copy. */
+static LStmt *parallel_body(LMutator *m, Part *p, const LStmt *st,
+                            LStmt *main_body, LVar *vlo, LVar *vhi)
+{
+    TlSession *s = m->s;
+    LExpr *in = NULL, *c;
+
+    if (vlo)
+        in = lir_binary(s, LO_GE, lir_ref(s, st->var), lir_ref(s, vlo));
+    if (vhi) {
+        c = lir_binary(s, LO_LT, lir_ref(s, st->var), lir_ref(s, vhi));
+        in = in ? lir_binary(s, LO_AND, in, c) : c;
+    }
+    return lir_if(s, in, lir_mutate_stmt(m, main_body),
+                  tail_body(m, p, st->body));
+}
+
 static LStmt *part_for(LMutator *m, LStmt *st)
 {
     Part *p = m->ctx;
@@ -122,11 +146,6 @@ static LStmt *part_for(LMutator *m, LStmt *st)
     LVar *vlo, *vhi;
     int keep[MAXT], n, nit = 0;
     LType t = st->var->type;
-    /* A parallel loop's head and tail run a few iterations (a split's
-     * partial block: one), serially: each parallel loop is a fork and
-     * a join of the threads, which for one iteration only costs (per
-     * k block of a matmul, the 4 rows past the last block of 6). */
-    LLoopKind edge = st->loop == LP_PARALLEL ? LP_SERIAL : st->loop;
 
     if ((p->tail && !runs_vector_loop(st->body)) ||
         lir_find_guard(st, &g) ||
@@ -155,17 +174,28 @@ static LStmt *part_for(LMutator *m, LStmt *st)
              : hi64;
     vlo = lir_var(s, lir_fresh_name(s, p->f, st->var->name, &p->uniq), t);
     vhi = lir_var(s, lir_fresh_name(s, p->f, st->var->name, &p->uniq), t);
+    if (st->loop == LP_PARALLEL) {
+        if (lo)
+            items[nit++] = lir_let(s, vlo, lir_cast(s, t.dt, mlo));
+        if (hi)
+            items[nit++] = lir_let(s, vhi, lir_cast(s, t.dt, mhi));
+        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
+                               st->a, st->b,
+                               parallel_body(m, p, st, main_body, lo ? vlo
+                                             : NULL, hi ? vhi : NULL));
+        return lir_block(s, items, nit);
+    }
     items[nit++] = lir_let(s, vlo, lir_cast(s, t.dt, mlo));
     items[nit++] = lir_let(s, vhi, lir_cast(s, t.dt, mhi));
     if (lo)
-        items[nit++] = lir_for(s, edge, st->width, st->level, st->var,
+        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                                st->a, lir_ref(s, vlo),
                                tail_body(m, p, st->body));
     items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                            lir_ref(s, vlo), lir_ref(s, vhi),
                            lir_mutate_stmt(m, main_body));
     if (hi)
-        items[nit++] = lir_for(s, edge, st->width, st->level, st->var,
+        items[nit++] = lir_for(s, st->loop, st->width, st->level, st->var,
                                lir_ref(s, vhi), st->b,
                                tail_body(m, p, st->body));
     return lir_block(s, items, nit);

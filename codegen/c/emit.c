@@ -672,12 +672,21 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         }
         if (st->loop == LP_PARALLEL) {
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
+        } else if (st->loop == LP_VECTORIZED &&
+                   (st->a->kind != LE_INT || st->b->kind != LE_INT)) {
+            /* A computed trip count: the lanes left past the last whole
+             * vector of a split's tail (fewer than its width).  gcc
+             * vectorized them (a vector loop that never runs, vector
+             * and scalar epilogues), which was a quarter of cc's time
+             * for matmul and made tails of tails no faster; without
+             * the pragma it versioned them for aliasing itself (conv2d
+             * +25%).  `if(simd: 0)`: no vectorization, no versioning;
+             * the few lanes run as a scalar loop. */
+            buf_puts(b, "#ifdef _OPENMP\n#pragma omp simd if(simd: 0)\n"
+                        "#endif\n");
         } else if (st->loop == LP_VECTORIZED) {
             /* A loop pass_vectorize left (a dependence between lanes,
-             * a width it does not take): a hint to cc only.  (Dropping
-             * it on split tails cut cc's time for matmul by 13% but
-             * raised conv2d's by 25%: gcc then versions those loops
-             * itself.) */
+             * a width it does not take): a hint to cc only. */
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp simd\n#endif\n");
         } else if (st->loop == LP_UNROLLED && st->a->kind == LE_INT &&
                    st->b->kind == LE_INT) {
