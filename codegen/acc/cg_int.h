@@ -119,6 +119,13 @@ int acc_cg_const(AccCg *g, const LExpr *e, double *v);
 /* Evaluates the f32 expression e into temporary t (r words 8t..). */
 int acc_cg_eval(AccCg *g, const LExpr *e, int t);
 
+/* A load's scope k may carry ACC_CG_PARTS: its data then also differs
+ * between the nodes of the top BM level (k at most that level), each
+ * taking its own share of the image, which the DMA distributes instead
+ * of broadcasting one (the matmul route's A when rows split over the
+ * top nodes); below the top the load is scope k's. */
+enum { ACC_CG_PARTS = 1 << 8 };
+
 /* Long-word position, in an image loaded by acc_cg_emit_load with W
  * long words per PE, of word w of the scope's PE pe (PE index inside
  * the scope's subtree). */
@@ -148,8 +155,9 @@ void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
 int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k);
 /* Emits n such loads, piece q W[q] long words per PE (at most Wmax,
  * two of which fit every BM on the way) from at[q] to dst[q], each
- * piece's DMA and tree transfers under the last one's dist.L1s (tag,
- * off: as acc_cg_emit_load_in's). */
+ * piece's DMA and tree transfers under the last one's dist.L1s (off: as
+ * acc_cg_emit_load_in's; the pieces' DMAs alternate tags tag and tag +
+ * 1). */
 void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *at, const int64_t *W,
                           int64_t Wmax, const char *space,
@@ -173,7 +181,7 @@ void acc_cg_bm_name(char *buf, size_t n, int k);
  * acc_cg_ov_flush writes, after the compute, what is left of the
  * queues in mask (bit qi) with their nops (other queues' ops ride in
  * those bundles too), ending once their data is readable. */
-enum { ACC_CG_OV_QUEUES = 3, ACC_CG_OV_CHANNELS = 64 };
+enum { ACC_CG_OV_QUEUES = 3, ACC_CG_OV_CHANNELS = 64, ACC_CG_OV_TAGS = 8 };
 typedef struct AccCgOvOp {
     int64_t at;             /* offset in the queue's text; -1: a mark */
     int64_t hard;           /* steps since the queue's last op */
@@ -186,7 +194,10 @@ typedef struct AccCgOvQueue {
     AccCgOvOp *e;
     int n, cap, next;
     int64_t last;           /* step its last op issued */
-    int64_t land;           /* step its DMAs have landed */
+    /* Step its DMAs of each tag (modulo ACC_CG_OV_TAGS) have landed:
+     * a run's pieces alternate two tags, so that a wait for one piece
+     * does not wait for the next, already in flight. */
+    int64_t land[ACC_CG_OV_TAGS];
 } AccCgOvQueue;
 typedef struct AccCgOverlap {
     const AccMachine *m;

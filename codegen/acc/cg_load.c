@@ -18,7 +18,11 @@
  * A run of loads (acc_cg_emit_load_run, the matmul route's A chunks)
  * alternates between two buffers in every BM, so that piece q + 1's
  * DMA and tree transfers proceed while piece q's dist.L1s write the
- * PEs: on mn2 a chunk of A is bound by the L2 broadcast alone.
+ * PEs; its DMAs alternate two tags, so that piece q + 1's goes out as
+ * soon as piece q's tree transfers have read the top buffer it fills,
+ * and piece q's wait does not wait for it: on mn2 a chunk of A is
+ * bound by the L2 broadcast alone.  A scope may carry ACC_CG_PARTS:
+ * the DMA then distributes a scope image to each top node.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -80,6 +84,24 @@ int64_t acc_cg_max_load(const AccMachine *m, int k)
     return best / 4 * 4;
 }
 
+/* Long words of a load's DMA (its scope k, ACC_CG_PARTS included): a
+ * broadcast sends the scope's image, a distribution every node's. */
+static int64_t dma_words(const AccMachine *m, int k, int64_t W)
+{
+    int nbm = acc_bm_levels(m);
+    int64_t n = acc_cg_scope_pes(m, k & ~ACC_CG_PARTS) * W;
+
+    if (k & ACC_CG_PARTS)
+        n *= acc_level_nodes(m, acc_bm_level(m, nbm));
+    return n;
+}
+
+/* Whether the DMA of a load of scope k distributes. */
+static int dma_dist(const AccMachine *m, int k)
+{
+    return (k & ACC_CG_PARTS) || k > acc_bm_levels(m);
+}
+
 /* The BM word where a load's area at level j starts (off: by level,
  * NULL: all 0). */
 static int64_t base_of(const int64_t *off, int j)
@@ -99,14 +121,16 @@ void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
 {
     int nbm = acc_bm_levels(m);
     int64_t span1 = acc_cg_scope_pes(m, 1);
-    int64_t n = acc_cg_scope_pes(m, k) * W;
+    int64_t nd = dma_words(m, k, W), n;
     char b[16], c[16];
 
     acc_cg_bm_name(b, sizeof b, nbm);
     buf_printf(o, "dma.%s.t%d d[%lld:%lld] -> %s[%lld]\n",
-               k > nbm ? "dist" : "bcast", tag, (long long)at,
-               (long long)(at + n), b, (long long)base_of(off, nbm));
+               dma_dist(m, k) ? "dist" : "bcast", tag, (long long)at,
+               (long long)(at + nd), b, (long long)base_of(off, nbm));
     buf_printf(o, "wait t%d\n", tag);
+    k &= ~ACC_CG_PARTS;
+    n = acc_cg_scope_pes(m, k) * W;
     for (int j = nbm; j >= 2; j--) {
         int64_t len = j > k ? n : acc_cg_scope_pes(m, j) * W;
         int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
@@ -131,16 +155,17 @@ void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
 }
 
-/* Piece q's DMA into buffer b of the top BM (words per node: len). */
-static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t n,
+/* Piece q's DMA of W long words per PE into a buffer of the top BM
+ * from word off. */
+static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t W,
                     int k, int64_t off, int tag)
 {
     char b[16];
 
     acc_cg_bm_name(b, sizeof b, acc_bm_levels(m));
     buf_printf(o, "dma.%s.t%d d[%lld:%lld] -> %s[%lld]\n",
-               k > acc_bm_levels(m) ? "dist" : "bcast", tag, (long long)at,
-               (long long)(at + n), b, (long long)off);
+               dma_dist(m, k) ? "dist" : "bcast", tag, (long long)at,
+               (long long)(at + dma_words(m, k, W)), b, (long long)off);
 }
 
 /* Piece W's transfers down the BM levels to L1, buffer `buf` of
@@ -179,7 +204,10 @@ static int64_t run_tree(TlBuf *o, const AccMachine *m, int64_t W,
 int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k)
 {
     int nbm = acc_bm_levels(m);
-    int64_t n = acc_cg_scope_pes(m, k) * W, steps = 0;
+    int64_t n, steps = 0;
+
+    k &= ~ACC_CG_PARTS;
+    n = acc_cg_scope_pes(m, k) * W;
 
     for (int j = nbm; j >= 2; j--) {
         int64_t len = j > k ? n : acc_cg_scope_pes(m, j) * W;
@@ -198,38 +226,63 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *dst, int k, int tag,
                           const int64_t *off)
 {
-    int nbm = acc_bm_levels(m);
-    int64_t span1 = acc_cg_scope_pes(m, 1), pes = acc_cg_scope_pes(m, k);
-    int64_t top = (nbm > k ? pes : acc_cg_scope_pes(m, nbm)) * Wmax;
-    int64_t lbsz = span1 * Wmax, tw;
+    int nbm = acc_bm_levels(m), kd = k;
+    int64_t span1, pes, top, lbsz, tw;
 
+    k &= ~ACC_CG_PARTS;
+    span1 = acc_cg_scope_pes(m, 1);
+    pes = acc_cg_scope_pes(m, k);
+    top = (nbm > k ? pes : acc_cg_scope_pes(m, nbm)) * Wmax;
+    lbsz = span1 * Wmax;
     if (n <= 0)
         return;
-    run_dma(o, m, at[0], pes * W[0], k, base_of(off, nbm), tag);
+    run_dma(o, m, at[0], W[0], kd, base_of(off, nbm), tag);
     buf_printf(o, "wait t%d\n", tag);
+    if (nbm < 2) {
+        /* Without tree transfers, the DMA lands in lb itself: piece q
+         * + 1's DMA goes out while q's dist.L1s run. */
+        for (int64_t q = 0; q < n; q++) {
+            int b = (int)(q % 2);
+            if (q > 0)
+                buf_printf(o, "wait t%d\n", tag);
+            if (q + 1 < n)
+                run_dma(o, m, at[q + 1], W[q + 1], kd,
+                        base_of(off, nbm) + (1 - b) * top, tag);
+            for (int64_t t = 0; t < W[q] / 4; t++)
+                buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
+                           (long long)(base_of(off, 1) + b * lbsz +
+                                       t * span1 * 4), space,
+                           (long long)(dst[q] + 8 * t));
+        }
+        acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
+        return;
+    }
     tw = run_tree(o, m, W[0], Wmax, k, 0, off);
-    /* Piece q + 1's DMA goes out while q's tree transfers run, and its
-     * tree transfers while q's dist.L1s run: each into the buffers q
-     * does not use. */
+    /* Piece q + 1's DMA goes out as soon as piece q's tree transfers
+     * have read the other top buffer (piece q - 1's), under tag + (q +
+     * 1) % 2, so that piece q's wait does not wait for it; piece q +
+     * 1's tree transfers go once piece q's are readable (the link is
+     * then free), while q's dist.L1s write the PEs from the other
+     * buffers. */
+    if (n > 1) {
+        run_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
+        tw--;
+    }
     for (int64_t q = 0; q < n; q++) {
         int b = (int)(q % 2);
-        /* Without tree transfers, the DMA lands in lb itself. */
-        if (q > 0 && nbm < 2)
-            buf_printf(o, "wait t%d\n", tag);
-        /* tw counts from the last tree transfer, which piece q - 1's
-         * dist.L1s followed. */
-        if (q > 0 && nbm >= 2)
+        /* tw counts from piece q's last tree transfer, which piece q -
+         * 1's dist.L1s followed. */
+        if (q > 0)
             tw -= W[q - 1] / 4;
+        acc_cg_nop(o, tw);
         if (q + 1 < n) {
-            run_dma(o, m, at[q + 1], pes * W[q + 1], k,
-                    base_of(off, nbm) + (1 - b) * top, tag);
-            acc_cg_nop(o, tw - 1);
-        } else {
-            acc_cg_nop(o, tw);
-        }
-        if (q + 1 < n && nbm >= 2) {
-            buf_printf(o, "wait t%d\n", tag);
+            buf_printf(o, "wait t%d\n", tag + (int)((q + 1) % 2));
             tw = run_tree(o, m, W[q + 1], Wmax, k, 1 - b, off);
+            if (q + 2 < n) {
+                run_dma(o, m, at[q + 2], W[q + 2], kd,
+                        base_of(off, nbm) + b * top, tag + (int)(q % 2));
+                tw--;
+            }
         }
         for (int64_t t = 0; t < W[q] / 4; t++)
             buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",

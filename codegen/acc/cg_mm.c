@@ -56,43 +56,52 @@
  * channels, the L1 link, the chains of latencies), and plan() takes
  * the cheapest.
  *
+ * The rows may also split over the nodes of the top BM level (R
+ * parts, mode bit 4 of plan()): each node then computes its Mp rows
+ * for every j tile, its level-h nodes sharing the j tiles, so that A's
+ * pieces are distributed from DRAM (each node its own rows: a scope-h
+ * load with ACC_CG_PARTS, cg_load.c) and B's sets broadcast (scope:
+ * the top level).  A, one f32 per long word (b takes lane 0; no op
+ * moves lane 1 to lane 0), then crosses each DRAM channel once per
+ * node it serves instead of whole: f32 1024 on mn2 moves 256K long
+ * words of A per channel instead of 1M.
+ *
  * When B reads its input through a window (a convolution: cg_win.c),
  * plan() also prices B from a window image: each PE keeps its node's
  * block of input rows once in lm1 (with a halo), each mwrite reads a
  * tile's shifted columns from it with stride 4 words, and pair v's new
  * rows load in pair v - 1's bundles, once for all chunks of A (which
- * then load by themselves into lm0, the first beside the first rows).
- * The k order changes to (channel slot, r, s) per group, the j tiles
- * of a node to a block of rows by tiles along x.
+ * then load by themselves into lm0, the first beside the first rows,
+ * those in pieces of 4 long words per PE that go out on the DRAM
+ * channels between A's pieces).  The k order changes to (channel
+ * slot, r, s) per group, the j tiles of a node to a block of rows by
+ * tiles along x.
  *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
  * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
  * tile written by two .dd mwrites, and each PE sums 4 columns j in
  * f32 (a double long word per row, reduced as such).
  *
- * TODO(issue 6): on mn2 the program is bound by DRAM.  With k split
- * over the 128 groups of an L2B and j over the 8 L2Bs (what plan()
- * takes for f32 1024 and 2048), every L2B needs all of A, which
- * dma.bcast sends at 32 lw/cycle, one f32 per long word (b takes lane
- * 0; no op moves lane 1 to lane 0): f32 1024 moves 1M lw of A, 8192
- * steps of DRAM, as many as its mfma steps, plus B and C (53%).  Rows
- * over the L2Bs instead (A distributed, 4x the DRAM rate; B, packed,
- * broadcast) would take about half that, but the first chunk of A then
- * loads by itself, unless B stays in the LMs across chunks.  f16 1024
- * and 2048 cannot reach 70% of the 8x f16 peak with dram_bw 32: C alone
- * (f32, 512K lw at 1024) takes 4096 cycles on the 4 channels, as long
- * as the whole f16 matmul 1024 at peak.  conv2d 1x64x56x56 (3x3)
- * reads its window image (72 long words per PE, 442K lw of DRAM, was
- * 1M for the im2col image) and computes at the matrix unit's pace
- * once started (47%), but the start takes 868 steps for 864 mfma
- * steps: A's run (the weights, 36864 lw broadcast on every channel,
- * 288 steps of DRAM) keeps one DMA in flight behind two BM buffers
- * and waits out each one's latency (about 500 steps); more buffers in
- * the L2BM, or the first pair's tiles starting as A's pieces land (a
- * piece is one k tile), would bring it near 60%.  The window image
- * stays in lm1, so A chunks cannot alternate the LMs (an mfma reading
- * A from lm1 beside an mwrite reading the image); and on `test` the
- * 56x56 image does not fit an LM (a ring of rows would).
+ * TODO(issue 6): on mn2, f32 1024 (rows over the L2Bs, one chunk,
+ * 72%) loads its A chunk by itself before the first pair, 2048 steps
+ * of DRAM for 8192 mfma steps: two chunks would hide it but load every
+ * B set twice, unless the B sets (1024 long words per PE) stayed in
+ * lm1 across the chunks, whose mwrite then shares lm1 with the mfma of
+ * a chunk there.  f16 is bound by DRAM at dram_bw 32: its least
+ * traffic (A and B once, C once in f32: N^2 long words over the 4
+ * channels) takes 2048 steps at 1024 (50% of the f16 peak at best)
+ * and 8192 at 2048 (100%), but on the tree every L2B needs the B
+ * columns of its j tiles, broadcast on each channel (1.25 N^2 / 4 + C
+ * per channel with the rows split, 3584 steps at 1024: 29%, 14336 at
+ * 2048: 57%); the programs reach 18% and 25%, the per-pair loads and
+ * reductions (f32 sums in double long words) not yet overlapping well.
+ * conv2d 1x64x56x56 (3x3) reaches 51%: A's run (the weights, 36864 lw
+ * per L1B) is bound by the L2 broadcast (16 lw/cycle, 576 steps) and
+ * the first pair waits for all of it; the pair's first tiles could
+ * start as their pieces land.  The window image stays in lm1, so A
+ * chunks cannot alternate the LMs (an mfma reading A from lm1 beside
+ * an mwrite reading the image); and on `test` the 56x56 image does
+ * not fit an LM (a ring of rows would).
  */
 #include "codegen/acc/cg_int.h"
 
@@ -111,7 +120,16 @@ typedef struct Mm {
     int64_t G, Mr, Nc, NM, JT, KT;
     int h;                  /* level of the k split (nbm + 1: all) */
     int64_t kspan, NH, KU, JV, Mc, NMC;
+    /* Rows split over R parts, one a node of the top BM level (R = 1:
+     * every node computes all rows): part r takes rows r Mp ..
+     * (r + 1) Mp - 1 in its chunks, its NHj nodes of level h the j
+     * tiles.  A's loads then distribute the parts from DRAM (scope ak,
+     * ACC_CG_PARTS) and B's broadcast them (scope bk: the top level),
+     * instead of the other way round. */
+    int64_t R, Mp, NHj;
+    int ak, bk;
     int64_t Wa, Wb;         /* long words per PE per load */
+    int64_t Wb0;            /* the same for B set 0 (b_w) */
     int64_t Wa0;            /* the same for A chunks that load by
                              * themselves (filling the BMs) */
     int64_t nb;             /* loads per B set */
@@ -237,21 +255,22 @@ static void a_elems(const Mm *x, int64_t mc, int64_t w, int64_t pe,
                     int64_t *e)
 {
     const AccCgIn *in = &x->g.p->ins[x->a];
-    int64_t km = pe / x->G, p = pe % x->G;
-    int64_t u = w / x->Mc, i = mc * x->Mc + w % x->Mc;
+    int64_t sa = acc_cg_scope_pes(x->g.m, x->h), r = pe / sa;
+    int64_t km = pe % sa / x->G, p = pe % x->G;
+    int64_t u = w / x->Mc, ii = mc * x->Mc + w % x->Mc, i = r * x->Mp + ii;
     int64_t kt = km + x->kspan * u;
 
     if (x->win) {
         int64_t v[TL_MAX_RANK] = {0};
         e[1] = -1;
-        e[0] = i < x->M && !acc_cg_win_k(&x->w, u, km, p, v)
+        e[0] = ii < x->Mp && i < x->M && !acc_cg_win_k(&x->w, u, km, p, v)
                    ? elem_at(x, in, i, v) : -1;
         return;
     }
     for (int l = 0; l < x->ew; l++) {
         int64_t k = kt * x->Nc + p * x->cn + l;
         e[l] = -1;
-        if (l < x->cn && i < x->M && kt < x->KT && k < x->K)
+        if (l < x->cn && ii < x->Mp && i < x->M && kt < x->KT && k < x->K)
             e[l] = elem(x, in, i, 0, k);
     }
 }
@@ -263,7 +282,7 @@ static void b_elems(const Mm *x, int64_t v, int64_t w, int64_t pe,
     int64_t gm = pe / x->G, p = pe % x->G;
     int64_t g = gm / x->kspan, km = gm % x->kspan;
     int64_t u = w / x->tw, t = w % x->tw;
-    int64_t kt = km + x->kspan * u, jt = g + x->NH * v;
+    int64_t kt = km + x->kspan * u, jt = g + x->NHj * v;
 
     for (int l = 0; l < x->ew; l++) {
         /* f32: sub-cycle t of the tile's mwrite, rows 2t and 2t + 1
@@ -302,10 +321,16 @@ static int64_t bset(const Mm *x, int64_t v)
                   : x->KU * x->tw;
 }
 
+/* Long words per PE of one load of B set v. */
+static int64_t b_w(const Mm *x, int64_t v)
+{
+    return v == 0 ? x->Wb0 : x->Wb;
+}
+
 /* Loads of B set v. */
 static int64_t b_n(const Mm *x, int64_t v)
 {
-    return (bset(x, v) + x->Wb - 1) / x->Wb;
+    return (bset(x, v) + b_w(x, v) - 1) / b_w(x, v);
 }
 
 /* Long words per PE of piece q of a run of `total` in pieces of W. */
@@ -334,10 +359,32 @@ static int64_t a_n(const Mm *x, int64_t mc)
     return (x->Mc * x->KU + a_w(x, mc) - 1) / a_w(x, mc);
 }
 
+/* PEs of one piece of A's image: scope h's, in every part. */
+static int64_t a_pes(const Mm *x)
+{
+    return acc_cg_scope_pes(x->g.m, x->h) * x->R;
+}
+
+/* PEs of one piece of B's image. */
+static int64_t b_pes(const Mm *x)
+{
+    return acc_cg_scope_pes(x->g.m, x->bk);
+}
+
+/* Long words of B's image before set v's. */
+static int64_t b_off(const Mm *x, int64_t v)
+{
+    int64_t off = 0;
+
+    for (int64_t c = 0; c < v; c++)
+        off += b_n(x, c) * b_pes(x) * b_w(x, c);
+    return off;
+}
+
 /* Long words of A's image before chunk mc's. */
 static int64_t a_off(const Mm *x, int64_t mc)
 {
-    int64_t sa = acc_cg_scope_pes(x->g.m, x->h), off = 0;
+    int64_t sa = a_pes(x), off = 0;
 
     for (int64_t c = 0; c < mc; c++)
         off += a_n(x, c) * sa * a_w(x, c);
@@ -349,12 +396,12 @@ static void build_maps(Mm *x)
 {
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
-    int64_t sa = acc_cg_scope_pes(m, x->h), P = acc_machine_pes(m);
+    int64_t sa = a_pes(x), P = b_pes(x);
     int64_t wa = x->Mc * x->KU;
     AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
 
     A->nmap = x->ew * a_off(x, x->NMC);
-    B->nmap = x->ew * x->JV * x->nb * P * x->Wb;
+    B->nmap = x->ew * b_off(x, x->JV);
     A->map = tl_xmalloc((size_t)A->nmap * sizeof *A->map);
     B->map = tl_xmalloc((size_t)B->nmap * sizeof *B->map);
     for (int64_t e = 0; e < A->nmap; e++)
@@ -375,20 +422,20 @@ static void build_maps(Mm *x)
                     memcpy(A->map + at, e, (size_t)x->ew * sizeof *e);
                 }
     for (int64_t v = 0; v < x->JV; v++)
-        for (int64_t q = 0, n = bset(x, v); q < b_n(x, v); q++)
+        for (int64_t q = 0, n = bset(x, v), W = b_w(x, v); q < b_n(x, v);
+             q++)
             for (int64_t pe = 0; pe < P; pe++)
-                for (int64_t w = 0; w < x->Wb; w++) {
+                for (int64_t w = 0; w < W; w++) {
                     int64_t e[4], at;
-                    if (q * x->Wb + w >= n)
+                    if (q * W + w >= n)
                         continue;
                     if (x->win)
-                        w_elems(x, acc_cg_win_end(&x->w, v - 1) +
-                                       q * x->Wb + w, pe, e);
+                        w_elems(x, acc_cg_win_end(&x->w, v - 1) + q * W + w,
+                                pe, e);
                     else
-                        b_elems(x, v, q * x->Wb + w, pe, e);
-                    at = ((v * x->nb + q) * P * x->Wb +
-                          acc_cg_img_pos(m, pe, w,
-                                         piece(q, x->Wb, n))) * x->ew;
+                        b_elems(x, v, q * W + w, pe, e);
+                    at = (b_off(x, v) + q * P * W +
+                          acc_cg_img_pos(m, pe, w, piece(q, W, n))) * x->ew;
                     memcpy(B->map + at, e, (size_t)x->ew * sizeof *e);
                 }
 }
@@ -410,9 +457,10 @@ static void build_omap(Mm *x)
             i = i * p->ext[x->il[l]] + v[x->il[l]];
         for (int l = 0; l < x->nj; l++)
             j = j * p->ext[x->jl[l]] + v[x->jl[l]];
-        int64_t mc = i / x->Mc, ii = i % x->Mc, s = ii / 4, c = ii % 4;
-        int64_t jt = j / x->Mr, jj = j % x->Mr, g = jt % x->NH;
-        int64_t jv = jt / x->NH;
+        int64_t part = i / x->Mp, mc = i % x->Mp / x->Mc;
+        int64_t ii = i % x->Mp % x->Mc, s = ii / 4, c = ii % 4;
+        int64_t jt = j / x->Mr, jj = j % x->Mr;
+        int64_t g = part * x->NHj + jt % x->NHj, jv = jt / x->NHj;
         if (x->win)
             acc_cg_win_out(&x->w, v, &g, &jv, &jj);
         int64_t pe = jj / x->cm, l = jj % x->cm;
@@ -565,8 +613,9 @@ static void emit_reduce(Mm *x, TlBuf *o, int64_t mc, int64_t v, char R)
 static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
                   int64_t q1)
 {
+    int qa = qid(x, Q_A);
     const AccMachine *m = x->g.m;
-    int64_t sa = acc_cg_scope_pes(m, x->h), wa = x->Mc * x->KU, n = q1 - q0;
+    int64_t sa = a_pes(x), wa = x->Mc * x->KU, n = q1 - q0;
     int64_t Wa = a_w(x, mc), *at, *W, *dst;
     const int64_t *off = rides(x, mc) ? x->offa : NULL;
     const char *sp = lm_name(a_lm(x, mc));
@@ -575,11 +624,11 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
         for (int64_t q = q0; q < q1; q++) {
             int64_t a = x->a_at + a_off(x, mc) + q * sa * Wa;
             if (ov)
-                acc_cg_ov_load(ov, qid(x, Q_A), a, piece(q, Wa, wa), sp,
-                               2 * q * Wa, x->h, 2, off);
+                acc_cg_ov_load(ov, qa, a, piece(q, Wa, wa), sp,
+                               2 * q * Wa, x->ak, 2, off);
             else
                 acc_cg_emit_load_in(&x->g.p->text, m, a, piece(q, Wa, wa),
-                                    sp, 2 * q * Wa, x->h, 2, off);
+                                    sp, 2 * q * Wa, x->ak, 2, off);
         }
         return;
     }
@@ -592,9 +641,9 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
         dst[q - q0] = 2 * q * Wa;
     }
     if (ov)
-        acc_cg_ov_run(ov, qid(x, Q_A), n, at, W, Wa, sp, dst, x->h, 2, off);
+        acc_cg_ov_run(ov, qa, n, at, W, Wa, sp, dst, x->ak, 2, off);
     else
-        acc_cg_emit_load_run(&x->g.p->text, m, n, at, W, Wa, sp, dst, x->h,
+        acc_cg_emit_load_run(&x->g.p->text, m, n, at, W, Wa, sp, dst, x->ak,
                              2, off);
     free(at);
 }
@@ -605,20 +654,20 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
 static void ov_b(const Mm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
                  int bl)
 {
-    int64_t P = acc_machine_pes(x->g.m), n = bset(x, v);
+    int qb = qid(x, Q_B);
+    int64_t P = b_pes(x), n = bset(x, v);
     int64_t dst = x->win ? 2 * acc_cg_win_end(&x->w, v - 1) : half(x, pair);
 
-    for (int64_t q = 0; q < b_n(x, v); q++) {
-        int64_t at = x->b_at + (v * x->nb + q) * P * x->Wb;
+    for (int64_t q = 0, W = b_w(x, v); q < b_n(x, v); q++) {
+        int64_t at = x->b_at + b_off(x, v) + q * P * W;
         if (ov)
-            acc_cg_ov_load(ov, qid(x, Q_B), at, piece(q, x->Wb, n),
-                           lm_name(bl), dst + 2 * q * x->Wb,
-                           acc_bm_levels(x->g.m) + 1, 0, x->offb);
+            acc_cg_ov_load(ov, qb, at, piece(q, W, n),
+                           lm_name(bl), dst + 2 * q * W, x->bk, 0,
+                           x->offb);
         else
             acc_cg_emit_load_in(&x->g.p->text, x->g.m, at,
-                                piece(q, x->Wb, n), lm_name(bl),
-                                dst + 2 * q * x->Wb,
-                                acc_bm_levels(x->g.m) + 1, 0, x->offb);
+                                piece(q, W, n), lm_name(bl),
+                                dst + 2 * q * W, x->bk, 0, x->offb);
     }
 }
 
@@ -633,12 +682,13 @@ static void emit(Mm *x)
 
     buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the %s "
                "matrix unit: k split over %lld groups (level %d), j over "
-               "%lld; %lld k tiles and %lld j tiles per group, rows in "
+               "%lld; %lld k tiles and %lld j tiles per group, rows%s in "
                "chunks of %lld%s%s%s\n", x->g.c->k->name, (long long)x->M,
                (long long)x->K, (long long)x->N, dt_name(x->dt),
                (long long)x->kspan, x->h,
-               (long long)x->NH, (long long)x->KU, (long long)x->JV,
-               (long long)x->Mc, x->adb ? ", double-buffered" : "",
+               (long long)x->NHj, (long long)x->KU, (long long)x->JV,
+               x->R > 1 ? " over the top nodes" : "", (long long)x->Mc,
+               x->adb ? ", double-buffered" : "",
                x->arun ? "; A loads in runs" : "",
                x->win ? "; B from a window image" : "");
     for (int i = 0; i < 2; i++)
@@ -777,11 +827,14 @@ static int regions(Mm *x, int apart)
     return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
 }
 
+static void first_rows(Mm *x);
+
 /* Everything that follows from splitting k at level h, with A chunks
- * double-buffered when adb, B from a window image when win; 0, or -1
- * when it does not fit the machine's memories (or adb buys nothing:
- * one chunk). */
-static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win)
+ * double-buffered when adb, B from a window image when win, the rows
+ * over the top nodes when parts; 0, or -1 when it does not fit the
+ * machine's memories (or adb buys nothing: one chunk). */
+static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win,
+                    int parts)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -791,7 +844,15 @@ static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win)
     x->kspan = acc_cg_scope_pes(m, h) / x->G;
     x->NH = x->NM / x->kspan;
     x->KU = (x->KT + x->kspan - 1) / x->kspan;
-    x->JV = (x->JT + x->NH - 1) / x->NH;
+    /* Rows over the top nodes: each takes whole nodes of level h. */
+    x->R = parts ? acc_level_nodes(m, acc_bm_level(m, nbm)) : 1;
+    if (parts && (win || h > nbm || x->R < 2 || x->M < 4 * x->R))
+        return -1;
+    x->NHj = x->NH / x->R;
+    x->Mp = (x->M + x->R - 1) / x->R;
+    x->ak = parts ? h | ACC_CG_PARTS : h;
+    x->bk = parts ? nbm : nbm + 1;
+    x->JV = (x->JT + x->NHj - 1) / x->NHj;
     /* The window image stays in lm1 for all chunks: A's chunks load
      * by themselves into lm0. */
     x->win = win;
@@ -824,10 +885,10 @@ static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win)
     x->arun = arun;
     if (cap < 4 || (!win && x->KU * x->tw > m->lm_words))
         return -1;
-    x->Mc = (x->M + 3) / 4 * 4;
+    x->Mc = (x->Mp + 3) / 4 * 4;
     if (x->Mc > cap)
         x->Mc = cap;
-    x->NMC = (x->M + x->Mc - 1) / x->Mc;
+    x->NMC = (x->Mp + x->Mc - 1) / x->Mc;
     x->db = win || 2 * x->KU * x->tw <= m->lm_words;
     x->adb = adb;
     x->boff = 0;
@@ -835,24 +896,27 @@ static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win)
         if (x->NMC < 2 || !x->db)
             return -1;
         /* As many chunks, as even as they can be: less padding. */
-        x->Mc = ((x->M + x->NMC - 1) / x->NMC + 3) / 4 * 4;
+        x->Mc = ((x->Mp + x->NMC - 1) / x->NMC + 3) / 4 * 4;
         x->boff = 2 * x->Mc * x->KU;
     }
     if (regions(x, apart) || (apart && x->oneq))
         return -1;
-    x->nb = b_n(x, 0);
+    first_rows(x);
     return 0;
 }
 
 /* Long words each DRAM channel moves for a load of W long words per
  * PE of scope k (a broadcast sends all of them on every channel, a
- * distribution its share of the top nodes). */
+ * distribution its share of the top nodes: with ACC_CG_PARTS, one
+ * scope's image for each node). */
 static double chan_words(const AccMachine *m, int k, int64_t W)
 {
     int nbm = acc_bm_levels(m);
     int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
     int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
 
+    if (k & ACC_CG_PARTS)
+        return (double)(acc_cg_scope_pes(m, k & ~ACC_CG_PARTS) * W * per);
     if (k <= nbm)
         return (double)(acc_cg_scope_pes(m, k) * W);
     return (double)(acc_machine_pes(m) * W) * (double)per / (double)NT;
@@ -873,17 +937,33 @@ static double load_steps(const AccMachine *m, int k, int64_t W)
 static double a_steps(const Mm *x)
 {
     const AccMachine *m = x->g.m;
-    int64_t pes = acc_cg_scope_pes(m, x->h);
-    double one = load_steps(m, x->h, x->Wa0), dma, per;
+    double one = load_steps(m, x->ak, x->Wa0), dma, per;
 
     if (!x->arun)
         return a_n(x, 0) * one;
-    (void)pes;
-    dma = (m->dma_latency + chan_words(m, x->h, x->Wa0) / m->dram_bw) /
+    dma = (m->dma_latency + chan_words(m, x->ak, x->Wa0) / m->dram_bw) /
           m->step_cycles;
     per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, x->Wa0, x->h)),
                x->Wa0 / 4.0) + 2;
     return one + (a_n(x, 0) - 1) * per;
+}
+
+/* A window image's first rows load beside A's first chunk: in the
+ * smallest pieces when they still land within A's run, so that each
+ * goes out on the DRAM channels in the time A's run leaves them free
+ * (its pieces wait on the L2 broadcast) rather than holding back A's
+ * next piece by the whole set. */
+static void first_rows(Mm *x)
+{
+    const AccMachine *m = x->g.m;
+
+    x->Wb0 = x->Wb;
+    if (x->win && rides(x, 0) && x->Wb > 4) {
+        x->Wb0 = 4;
+        if (b_n(x, 0) * load_steps(m, x->bk, 4) > a_steps(x))
+            x->Wb0 = x->Wb;
+    }
+    x->nb = b_n(x, 0);
 }
 
 /* Steps of one pair's reduction as emit_reduce writes it: the
@@ -932,23 +1012,27 @@ static double ride_steps(const Mm *x, int a)
     double top = (double)(x->Mc * x->G * x->rw) *
                  (double)(acc_cg_scope_pes(m, nbm) /
                           acc_cg_scope_pes(m, x->h < nbm ? x->h : nbm));
-    double dram, l1;
+    double dram, l1, chain;
 
     /* A window image's rows: what pairs after the first load, each. */
     if (x->win)
         wb = (x->w.words - acc_cg_win_end(&x->w, 0)) /
              (x->JV > 1 ? x->JV - 1 : 1);
-    dram = chan_words(m, nbm + 1, wb) + top * (double)per;
+    dram = chan_words(m, x->bk, wb) + top * (double)per;
     l1 = x->Mc / 4.0 * x->rw + wb / 4.0;
 
     if (a) {
-        dram += chan_words(m, x->h, wa) / (double)x->JV;
+        dram += chan_words(m, x->ak, wa) / (double)x->JV;
         l1 += wa / 4.0 / (double)x->JV;
     }
     dram /= m->dram_bw * m->step_cycles;
+    /* Each piece of the B set may wait on the channels behind a piece
+     * of A's run. */
+    chain = load_steps(m, x->bk, wb < x->Wb ? wb : x->Wb);
+    if (a)
+        chain += chan_words(m, x->ak, x->Wa) / m->dram_bw / m->step_cycles;
     return fmax(fmax(dram, l1),
-                fmax((double)((wb + x->Wb - 1) / x->Wb) *
-                         load_steps(m, nbm + 1, wb < x->Wb ? wb : x->Wb),
+                fmax((double)((wb + x->Wb - 1) / x->Wb) * chain,
                      red_steps(x)));
 }
 
@@ -961,16 +1045,26 @@ static double estimate(const Mm *x)
 {
     const AccMachine *m = x->g.m;
     double a = a_steps(x);
-    double b = x->nb * load_steps(m, acc_bm_levels(m) + 1, x->Wb);
+    double b = x->nb * load_steps(m, x->bk, x->Wb0);
     double red = red_steps(x);
     double tiles = (double)x->KU * (x->Mc / 4.0);
 
     /* In one queue, what rides goes in order: the reduction, the B
-     * set, the A share. */
+     * set, the A share, which is whole pieces: when a chunk has fewer
+     * than JV, the pairs that take one take it whole. */
+    if (x->adb && x->oneq) {
+        double n = (double)a_n(x, 1), pair;
+        if (n < (double)x->JV)
+            pair = n / x->JV * fmax(tiles, red + b + a_steps(x) / n) +
+                   (1 - n / x->JV) * fmax(tiles, red + b);
+        else
+            pair = fmax(tiles, red + b + a / x->JV);
+        return a + b + red + (double)x->NMC *
+                   ((double)x->JV * pair + x->KU * x->tw / 4.0);
+    }
     if (x->adb)
         return a + b + red + (double)x->NMC *
-                   ((double)x->JV * fmax(tiles, x->oneq ? red + b + a / x->JV
-                                                        : ride_steps(x, 1)) +
+                   ((double)x->JV * fmax(tiles, ride_steps(x, 1)) +
                     x->KU * x->tw / 4.0);
     if (x->win && !x->oneq)
         return fmax(a, b) + red + (double)(x->NMC - 1) * a +
@@ -993,11 +1087,11 @@ static int plan(Mm *x)
 
     /* mode: bit 0 A's loads as runs, bit 1 A double-buffered, bit 2
      * the queues apart (when double-buffered), bit 3 B from a window
-     * image. */
+     * image, bit 4 the rows over the top nodes. */
     for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < 16; mode++) {
+        for (int mode = 0; mode < 32; mode++) {
             if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2 & 1,
-                         mode >> 3))
+                         mode >> 3 & 1, mode >> 4))
                 continue;
             if (!best || estimate(x) < cost) {
                 cost = estimate(x);
@@ -1009,10 +1103,10 @@ static int plan(Mm *x)
         return acc_cg_fail(&x->g, "a matmul this large for this machine's "
                                   "local memories");
     shape_at(x, best, best_mode >> 1 & 1, best_mode & 1,
-             best_mode >> 2 & 1, best_mode >> 3);
+             best_mode >> 2 & 1, best_mode >> 3 & 1, best_mode >> 4);
     x->a_at = 0;
     x->b_at = a_off(x, x->NMC);
-    x->c_at = x->b_at + x->JV * x->nb * acc_machine_pes(m) * x->Wb;
+    x->c_at = x->b_at + b_off(x, x->JV);
     if (x->c_at + x->NMC * x->JV * x->NH * x->Mc * x->G * x->rw >
         m->dram_words)
         return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");

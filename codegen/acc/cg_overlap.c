@@ -17,9 +17,9 @@
  * places stalls: a link slot is busy for its transfer's steps, a DMA
  * issues at most once per dma_issue_steps, DRAM channels move one
  * transfer at a time, and a `wait` goes in only once its queue's DMAs
- * should have landed.  The queues must use their own DMA tags and BM
- * words.  A bundle that reads an LM takes no op that names it (one
- * port per LM bank).  acc_cg_ov_flush writes the ops still queued
+ * of its tag should have landed.  The queues must use their own DMA
+ * tags and BM words.  A bundle that reads an LM takes no op that names
+ * it (one port per LM bank).  acc_cg_ov_flush writes the ops still queued
  * after the compute, as bundles of their own.
  */
 #include "codegen/acc/cg_int.h"
@@ -220,7 +220,7 @@ static int ready(const AccCgOverlap *v, const AccCgOvQueue *q, int reads,
         return 0;
     if (e->dma && v->now < v->dma_last + v->m->dma_issue_steps)
         return 0;
-    if (e->wait && v->now < q->land)
+    if (e->wait && v->now < q->land[e->tag % ACC_CG_OV_TAGS])
         return 0;
     return 1;
 }
@@ -246,8 +246,8 @@ static void issue(AccCgOverlap *v, AccCgOvQueue *q)
                 done = v->chan[ch] + m->dma_latency;
         }
         int64_t land = (done + m->step_cycles - 1) / m->step_cycles;
-        if (land > q->land)
-            q->land = land;
+        if (land > q->land[e->tag % ACC_CG_OV_TAGS])
+            q->land[e->tag % ACC_CG_OV_TAGS] = land;
         v->dma_last = v->now;
     }
     q->last = v->now;

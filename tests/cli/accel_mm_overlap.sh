@@ -19,10 +19,15 @@
 # fewer than 9700 steps (11718 when each A chunk loaded by itself; 9489
 # with both in one queue, 9515 in queues of their own).
 # The overlap engine's queues (cg_overlap.c): the next B set (tag t0),
-# the last pair's reduction and the next A chunk's run (tag t2, in BM
-# words of its own) ride side by side, so that a redadd.L1 and an op of
-# A's run share an mfma bundle, and A's run no longer waits behind each
-# B set and reduction (mn2 matmul 2048: 56.4% -> 85.6%).
+# the last pair's reduction and the next A chunk's run (tags t2 and t3,
+# in BM words of its own) ride side by side, and A's run no longer
+# waits behind each B set and reduction (mn2 matmul 2048: 56.4% ->
+# 85.6%).  The rows split over the top nodes (the 2 L2Bs: 128 rows
+# each, in chunks of 64): A's pieces are distributed to them from DRAM
+# (dma.dist), B's sets broadcast; a run's pieces alternate the tags t2
+# and t3, so that the next piece's DMA goes out while the last one's
+# tree transfers run: 8955 steps (9515 with all rows in every node,
+# chunks of 128).
 fail() { echo "FAIL: $*"; exit 1; }
 
 # mm N: an N x N x N matmul on accel; its assembly and statistics in
@@ -55,16 +60,18 @@ grep -q '^m[mf][um][la]\.f32 .* ; redadd\.L1\.f32 r\[' "$TMP/mm512" ||
 [ "$steps" -lt 78000 ] || fail "512: $steps steps: $line"
 
 mm 256
-grep -q '^# accel: .*chunks of 128, double-buffered; A loads in runs$' \
+grep -q '^# accel: .*rows over the top nodes in chunks of 64, double-buffered; A loads in runs$' \
     "$TMP/mm256" || fail "plan: $(grep -m1 '^# accel' "$TMP/mm256")"
-grep -q '^mfma\.f32 [xy], lm0\[.* ; dma\.bcast\.t2 ' "$TMP/mm256" ||
+grep -q '^mfma\.f32 [xy], lm0\[.* ; dma\.dist\.t[23] ' "$TMP/mm256" ||
     fail "no DMA of A rides in an mfma bundle reading lm0"
 # A's words of lm1 are 0 .. 2047, the B sets' from 2048 on.
 grep -q '^mfma\.f32 [xy], lm0\[.* ; dist\.L1 lb\[[0-9]*\] -> lm1\[1[0-9]*+\]$' \
     "$TMP/mm256" || fail "no dist.L1 of chunk 1 rides in an mfma bundle"
 grep -q '^mfma\.f32 [xy], lm1\[[0-9]*+\], [rs]\[' "$TMP/mm256" ||
     fail "no mfma reads chunk 1 from lm1"
-grep -q '^m[mf][um][la]\.f32 [^;]* ; redadd\.L1\.f32 [^;]* ; [^;]*\(t2\|lb\[1[0-9][0-9][0-9]\]\)' \
-    "$TMP/mm256" || fail "no op of A's run rides beside a reduction's"
-[ "$steps" -lt 9700 ] || fail "256: $steps steps: $line"
+grep -q 'dma\.dist\.t2 ' "$TMP/mm256" && grep -q 'dma\.dist\.t3 ' "$TMP/mm256" &&
+    grep -q 'wait t3$' "$TMP/mm256" || fail "A's pieces do not alternate t2, t3"
+grep -q '^m[mf][um][la]\.f32 .* ; dma\.bcast\.t0 d' "$TMP/mm256" ||
+    fail "no broadcast of a B set rides in an mfma bundle"
+[ "$steps" -lt 9100 ] || fail "256: $steps steps: $line"
 exit 0
