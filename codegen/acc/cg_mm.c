@@ -51,10 +51,10 @@
  * waits for its DMA, across the pairs of the chunk; where the BMs are
  * too small for that (tiny), one queue keeps them in order, A's run in
  * shares behind each pair's reduction and B set, each load filling the
- * BMs.  estimate() prices the four ways (runs or not, double buffer or
- * not) at each level h by their busiest resource per pair (DRAM
- * channels, the L1 link, the chains of latencies), and plan() takes
- * the cheapest.
+ * BMs.  cg_mm_plan.c's estimate() prices the ways (runs or not,
+ * double buffer or not, ...) at each level h by their busiest resource
+ * per pair (DRAM channels, the L1 link, the chains of latencies), and
+ * its plan() takes the cheapest.
  *
  * The rows may also split over the nodes of the top BM level (R
  * parts, mode bit 4 of plan()): each node then computes its Mp rows
@@ -103,75 +103,14 @@
  * an mwrite reading the image); and on `test` the 56x56 image does
  * not fit an LM (a ring of rows would).
  */
-#include "codegen/acc/cg_int.h"
+#include "codegen/acc/cg_mm_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Mm {
-    AccCg g;
-    int a, b;               /* operand indices of A and B */
-    /* The output loops that make i (A's side) and j (B's), in order;
-     * the reduction loops, flattened, make k. */
-    int il[TL_MAX_RANK], jl[TL_MAX_RANK], ni, nj, nout;
-    int64_t M, N, K;
-    int64_t G, Mr, Nc, NM, JT, KT;
-    int h;                  /* level of the k split (nbm + 1: all) */
-    int64_t kspan, NH, KU, JV, Mc, NMC;
-    /* Rows split over R parts, one a node of the top BM level (R = 1:
-     * every node computes all rows): part r takes rows r Mp ..
-     * (r + 1) Mp - 1 in its chunks, its NHj nodes of level h the j
-     * tiles.  A's loads then distribute the parts from DRAM (scope ak,
-     * ACC_CG_PARTS) and B's broadcast them (scope bk: the top level),
-     * instead of the other way round. */
-    int64_t R, Mp, NHj;
-    int ak, bk;
-    int64_t Wa, Wb;         /* long words per PE per load */
-    int64_t Wb0;            /* the same for B set 0 (b_w) */
-    int64_t Wa0;            /* the same for A chunks that load by
-                             * themselves (filling the BMs) */
-    int64_t nb;             /* loads per B set */
-    int64_t a_at, b_at, c_at;   /* DRAM long words */
-    /* The inputs' type: f32, or f16/bf16 on the 16 x 16 unit with f32
-     * sums.  ew: elements per long word of the images; cn: k values
-     * per PE per sub-cycle, cm: sums per PE; tw: long words per PE of
-     * one B tile; rw: long words of sums per PE per row. */
-    TlDType dt;
-    int ew, cn, cm, tw, rw;
-    /* B sets double-buffered in lm1: the next one loads under the
-     * tiles of this one. */
-    int db;
-    /* A chunks double-buffered (adb): chunk mc's A in lm<mc % 2>, its
-     * B sets from word boff of the other LM; the next chunk's A loads
-     * under this chunk's tiles. */
-    int adb;
-    int64_t boff;
-    /* A's loads as runs with two buffers in every BM (acc_cg_emit_load
-     * _run), in pieces of half the most a BM takes. */
-    int arun;
-    /* Where each kind of transfer keeps its words in the BM of level
-     * j (offa[j], offb[j]; the reductions' from 0), apart so that they
-     * can be in flight together (cg_overlap.c's queues). */
-    int64_t offa[ACC_MAX_LEVELS + 1], offb[ACC_MAX_LEVELS + 1];
-    /* The BMs hold no such regions (small machines): one queue keeps
-     * them in order, each load filling the BMs, the next A chunk in
-     * shares behind each pair's reduction and B set. */
-    int oneq;
-    /* B reads through a window (cg_win.c; win: its image is used):
-     * each PE's window image stays in lm1 from word 0, pair v's new
-     * rows loading in the bundles of pair v - 1 of the first chunk. */
-    AccCgWin w;
-    int canwin, win;
-} Mm;
-
-/* The overlap engine's queues, first served first: the next B set
- * (the next pair waits for it), the last pair's reduction, the next A
- * chunk's run (it has the whole chunk). */
-enum { Q_B, Q_RED, Q_A };
-
-static int qid(const Mm *x, int q)
+static int qid(const AccCgMm *x, int q)
 {
     return x->oneq ? Q_B : q;
 }
@@ -211,7 +150,7 @@ static int load_of(AccCg *g, const LExpr *e, int *op, TlDType *dt)
 }
 
 /* in's element at (i, j, k): each unflattened over its loops. */
-static int64_t elem(const Mm *x, const AccCgIn *in, int64_t i, int64_t j,
+static int64_t elem(const AccCgMm *x, const AccCgIn *in, int64_t i, int64_t j,
                     int64_t k)
 {
     const int64_t *ext = x->g.p->ext;
@@ -234,7 +173,7 @@ static int64_t elem(const Mm *x, const AccCgIn *in, int64_t i, int64_t j,
 
 /* in's element at row i of A's side and the other loops' values v
  * (A reads no j loop). */
-static int64_t elem_at(const Mm *x, const AccCgIn *in, int64_t i,
+static int64_t elem_at(const AccCgMm *x, const AccCgIn *in, int64_t i,
                        int64_t *v)
 {
     const int64_t *ext = x->g.p->ext;
@@ -251,7 +190,7 @@ static int64_t elem_at(const Mm *x, const AccCgIn *in, int64_t i,
 
 /* Lanes of a long word (of PE pe inside the scope, word w) of the
  * image of A chunk mc, load piece q; B set v, piece q. */
-static void a_elems(const Mm *x, int64_t mc, int64_t w, int64_t pe,
+static void a_elems(const AccCgMm *x, int64_t mc, int64_t w, int64_t pe,
                     int64_t *e)
 {
     const AccCgIn *in = &x->g.p->ins[x->a];
@@ -275,7 +214,7 @@ static void a_elems(const Mm *x, int64_t mc, int64_t w, int64_t pe,
     }
 }
 
-static void b_elems(const Mm *x, int64_t v, int64_t w, int64_t pe,
+static void b_elems(const AccCgMm *x, int64_t v, int64_t w, int64_t pe,
                     int64_t *e)
 {
     const AccCgIn *in = &x->g.p->ins[x->b];
@@ -300,7 +239,7 @@ static void b_elems(const Mm *x, int64_t v, int64_t w, int64_t pe,
 }
 
 /* Lanes of long word U of PE pe's window image. */
-static void w_elems(const Mm *x, int64_t U, int64_t pe, int64_t *e)
+static void w_elems(const AccCgMm *x, int64_t U, int64_t pe, int64_t *e)
 {
     const AccCgIn *in = &x->g.p->ins[x->b];
     int64_t gm = pe / x->G;
@@ -313,95 +252,23 @@ static void w_elems(const Mm *x, int64_t U, int64_t pe, int64_t *e)
     }
 }
 
-/* Long words per PE of B set v: a window image's rows new to pair v,
- * or KU tiles. */
-static int64_t bset(const Mm *x, int64_t v)
-{
-    return x->win ? acc_cg_win_end(&x->w, v) - acc_cg_win_end(&x->w, v - 1)
-                  : x->KU * x->tw;
-}
-
-/* Long words per PE of one load of B set v. */
-static int64_t b_w(const Mm *x, int64_t v)
-{
-    return v == 0 ? x->Wb0 : x->Wb;
-}
-
-/* Loads of B set v. */
-static int64_t b_n(const Mm *x, int64_t v)
-{
-    return (bset(x, v) + b_w(x, v) - 1) / b_w(x, v);
-}
-
 /* Long words per PE of piece q of a run of `total` in pieces of W. */
 static int64_t piece(int64_t q, int64_t W, int64_t total)
 {
     return total - q * W < W ? total - q * W : W;
 }
 
-/* A chunk mc loads in the bundles of the chunk before, in BM words
- * of its own (Wa per piece), or by itself, filling the BMs (Wa0).
- * Beside a window image's first rows, the first chunk keeps to its
- * words too. */
-static int rides(const Mm *x, int64_t mc)
-{
-    return !x->oneq && (x->win || (x->adb && mc > 0));
-}
-
-static int64_t a_w(const Mm *x, int64_t mc)
-{
-    return rides(x, mc) ? x->Wa : x->Wa0;
-}
-
-/* Loads of A chunk mc. */
-static int64_t a_n(const Mm *x, int64_t mc)
-{
-    return (x->Mc * x->KU + a_w(x, mc) - 1) / a_w(x, mc);
-}
-
-/* PEs of one piece of A's image: scope h's, in every part. */
-static int64_t a_pes(const Mm *x)
-{
-    return acc_cg_scope_pes(x->g.m, x->h) * x->R;
-}
-
-/* PEs of one piece of B's image. */
-static int64_t b_pes(const Mm *x)
-{
-    return acc_cg_scope_pes(x->g.m, x->bk);
-}
-
-/* Long words of B's image before set v's. */
-static int64_t b_off(const Mm *x, int64_t v)
-{
-    int64_t off = 0;
-
-    for (int64_t c = 0; c < v; c++)
-        off += b_n(x, c) * b_pes(x) * b_w(x, c);
-    return off;
-}
-
-/* Long words of A's image before chunk mc's. */
-static int64_t a_off(const Mm *x, int64_t mc)
-{
-    int64_t sa = a_pes(x), off = 0;
-
-    for (int64_t c = 0; c < mc; c++)
-        off += a_n(x, c) * sa * a_w(x, c);
-    return off;
-}
-
 /* Fills the images: A then B, each a run of loads of W lw per PE. */
-static void build_maps(Mm *x)
+static void build_maps(AccCgMm *x)
 {
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
-    int64_t sa = a_pes(x), P = b_pes(x);
+    int64_t sa = acc_cg_mm_a_pes(x), P = acc_cg_mm_b_pes(x);
     int64_t wa = x->Mc * x->KU;
     AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
 
-    A->nmap = x->ew * a_off(x, x->NMC);
-    B->nmap = x->ew * b_off(x, x->JV);
+    A->nmap = x->ew * acc_cg_mm_a_off(x, x->NMC);
+    B->nmap = x->ew * acc_cg_mm_b_off(x, x->JV);
     A->map = tl_xmalloc((size_t)A->nmap * sizeof *A->map);
     B->map = tl_xmalloc((size_t)B->nmap * sizeof *B->map);
     for (int64_t e = 0; e < A->nmap; e++)
@@ -409,21 +276,23 @@ static void build_maps(Mm *x)
     for (int64_t e = 0; e < B->nmap; e++)
         B->map[e] = -1;
     for (int64_t mc = 0; mc < x->NMC; mc++)
-        for (int64_t q = 0, W = a_w(x, mc); q < a_n(x, mc); q++)
+        for (int64_t q = 0, W = acc_cg_mm_a_w(x, mc);
+             q < acc_cg_mm_a_n(x, mc); q++)
             for (int64_t pe = 0; pe < sa; pe++)
                 for (int64_t w = 0; w < W; w++) {
                     int64_t e[4], at;
                     if (q * W + w >= wa)
                         continue;
                     a_elems(x, mc, q * W + w, pe, e);
-                    at = (a_off(x, mc) + q * sa * W +
+                    at = (acc_cg_mm_a_off(x, mc) + q * sa * W +
                           acc_cg_img_pos(m, pe, w, piece(q, W, wa))) *
                          x->ew;
                     memcpy(A->map + at, e, (size_t)x->ew * sizeof *e);
                 }
     for (int64_t v = 0; v < x->JV; v++)
-        for (int64_t q = 0, n = bset(x, v), W = b_w(x, v); q < b_n(x, v);
-             q++)
+        for (int64_t q = 0, n = acc_cg_mm_bset(x, v),
+                     W = acc_cg_mm_b_w(x, v);
+             q < acc_cg_mm_b_n(x, v); q++)
             for (int64_t pe = 0; pe < P; pe++)
                 for (int64_t w = 0; w < W; w++) {
                     int64_t e[4], at;
@@ -434,13 +303,13 @@ static void build_maps(Mm *x)
                                 pe, e);
                     else
                         b_elems(x, v, q * W + w, pe, e);
-                    at = (b_off(x, v) + q * P * W +
+                    at = (acc_cg_mm_b_off(x, v) + q * P * W +
                           acc_cg_img_pos(m, pe, w, piece(q, W, n))) * x->ew;
                     memcpy(B->map + at, e, (size_t)x->ew * sizeof *e);
                 }
 }
 
-static void build_omap(Mm *x)
+static void build_omap(AccCgMm *x)
 {
     AccCgProgram *p = x->g.p;
     int64_t G = x->G, tile = x->Mc * G * x->rw;
@@ -472,13 +341,13 @@ static void build_omap(Mm *x)
 
 /* LM word where the B set of pair number `pair` goes: alternate
  * halves when double-buffered. */
-static int64_t half(const Mm *x, int64_t pair)
+static int64_t half(const AccCgMm *x, int64_t pair)
 {
     return x->boff + (x->db && pair % 2 ? 2 * x->KU * x->tw : 0);
 }
 
 /* The LM that holds A chunk mc (B's sets are in the other). */
-static int a_lm(const Mm *x, int64_t mc)
+static int a_lm(const AccCgMm *x, int64_t mc)
 {
     return x->adb ? (int)(mc % 2) : 0;
 }
@@ -502,7 +371,7 @@ static void end_bundle(TlBuf *o, AccCgOverlap *ov, int reads)
 /* Part h of B tile u's mwrite (f32: one; f16: two .dd, rows 0 and 8)
  * from LM bl into register R; with a window image, pair v's tile u
  * from where the image has it. */
-static void mwrite(const Mm *x, TlBuf *o, int bl, int64_t lb, int64_t v,
+static void mwrite(const AccCgMm *x, TlBuf *o, int bl, int64_t lb, int64_t v,
                    int64_t u, int h, const char *R)
 {
     if (x->win) {
@@ -519,7 +388,7 @@ static void mwrite(const Mm *x, TlBuf *o, int bl, int64_t lb, int64_t v,
  * word lb, A's in lm<al>, summing into GRF R (r or s); ov: what rides
  * in their free slots (the last set's reduction, the next set's load,
  * a share of the next A chunk). */
-static void emit_tiles(Mm *x, int al, int64_t lb, int64_t v,
+static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
                        AccCgOverlap *ov, char R)
 {
     TlBuf *o = &x->g.p->text;
@@ -564,7 +433,7 @@ static void emit_tiles(Mm *x, int al, int64_t lb, int64_t v,
 
 /* Writes to o the ops that combine the groups' partial sums of rows
  * chunk mc, j set v (in GRF R) and store them. */
-static void emit_reduce(Mm *x, TlBuf *o, int64_t mc, int64_t v, char R)
+static void emit_reduce(AccCgMm *x, TlBuf *o, int64_t mc, int64_t v, char R)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -610,19 +479,19 @@ static void emit_reduce(Mm *x, TlBuf *o, int64_t mc, int64_t v, char R)
 
 /* The loads q0 .. q1 - 1 of A chunk mc, as one run: queued in ov, or
  * else written to the program. */
-static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
+static void a_run(const AccCgMm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
                   int64_t q1)
 {
     int qa = qid(x, Q_A);
     const AccMachine *m = x->g.m;
-    int64_t sa = a_pes(x), wa = x->Mc * x->KU, n = q1 - q0;
-    int64_t Wa = a_w(x, mc), *at, *W, *dst;
-    const int64_t *off = rides(x, mc) ? x->offa : NULL;
+    int64_t sa = acc_cg_mm_a_pes(x), wa = x->Mc * x->KU, n = q1 - q0;
+    int64_t Wa = acc_cg_mm_a_w(x, mc), *at, *W, *dst;
+    const int64_t *off = acc_cg_mm_rides(x, mc) ? x->offa : NULL;
     const char *sp = lm_name(a_lm(x, mc));
 
     if (!x->arun) {
         for (int64_t q = q0; q < q1; q++) {
-            int64_t a = x->a_at + a_off(x, mc) + q * sa * Wa;
+            int64_t a = x->a_at + acc_cg_mm_a_off(x, mc) + q * sa * Wa;
             if (ov)
                 acc_cg_ov_load(ov, qa, a, piece(q, Wa, wa), sp,
                                2 * q * Wa, x->ak, 2, off);
@@ -636,7 +505,7 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
     W = at + n + 1;
     dst = W + n + 1;
     for (int64_t q = q0; q < q1; q++) {
-        at[q - q0] = x->a_at + a_off(x, mc) + q * sa * Wa;
+        at[q - q0] = x->a_at + acc_cg_mm_a_off(x, mc) + q * sa * Wa;
         W[q - q0] = piece(q, Wa, wa);
         dst[q - q0] = 2 * q * Wa;
     }
@@ -651,15 +520,15 @@ static void a_run(const Mm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
 /* Queues in ov (or, without, writes) the load of B set v for pair
  * number `pair` into LM bl: a window image's rows go after the rows
  * before them. */
-static void ov_b(const Mm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
+static void ov_b(const AccCgMm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
                  int bl)
 {
     int qb = qid(x, Q_B);
-    int64_t P = b_pes(x), n = bset(x, v);
+    int64_t P = acc_cg_mm_b_pes(x), n = acc_cg_mm_bset(x, v);
     int64_t dst = x->win ? 2 * acc_cg_win_end(&x->w, v - 1) : half(x, pair);
 
-    for (int64_t q = 0, W = b_w(x, v); q < b_n(x, v); q++) {
-        int64_t at = x->b_at + b_off(x, v) + q * P * W;
+    for (int64_t q = 0, W = acc_cg_mm_b_w(x, v); q < acc_cg_mm_b_n(x, v); q++) {
+        int64_t at = x->b_at + acc_cg_mm_b_off(x, v) + q * P * W;
         if (ov)
             acc_cg_ov_load(ov, qb, at, piece(q, W, n),
                            lm_name(bl), dst + 2 * q * W, x->bk, 0,
@@ -671,7 +540,7 @@ static void ov_b(const Mm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
     }
 }
 
-static void emit(Mm *x)
+static void emit(AccCgMm *x)
 {
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
@@ -704,15 +573,15 @@ static void emit(Mm *x)
         AccCgOverlap ov;
         /* The first A chunk and the first rows of a window image load
          * side by side: they are what the first pair waits for. */
-        if (mc == 0 && rides(x, 0)) {
+        if (mc == 0 && acc_cg_mm_rides(x, 0)) {
             acc_cg_ov_init(&ov, m);
-            a_run(x, &ov, 0, 0, a_n(x, 0));
+            a_run(x, &ov, 0, 0, acc_cg_mm_a_n(x, 0));
             ov_b(x, &ov, 0, 0, 1 - al);
             acc_cg_ov_flush(&ov, o, ~0u);
             acc_cg_ov_free(&ov);
         } else {
             if (!x->adb || mc == 0)
-                a_run(x, NULL, mc, 0, a_n(x, mc));
+                a_run(x, NULL, mc, 0, acc_cg_mm_a_n(x, mc));
             if (mc == 0)
                 ov_b(x, NULL, 0, 0, 1 - al);
         }
@@ -721,7 +590,7 @@ static void emit(Mm *x)
          * reduction. */
         acc_cg_ov_init(&ov, m);
         if (x->db && x->adb && mc + 1 < x->NMC && !x->oneq)
-            a_run(x, &ov, mc + 1, 0, a_n(x, mc + 1));
+            a_run(x, &ov, mc + 1, 0, acc_cg_mm_a_n(x, mc + 1));
         for (int64_t v = 0; v < x->JV; v++) {
             int64_t pair = mc * x->JV + v, nv = (v + 1) % x->JV;
             int64_t nmc = (pair + 1) / x->JV;
@@ -749,8 +618,8 @@ static void emit(Mm *x)
                 !(x->win && nmc > 0))
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
             if (x->oneq && x->adb && mc + 1 < x->NMC)
-                a_run(x, &ov, mc + 1, v * a_n(x, mc + 1) / x->JV,
-                      (v + 1) * a_n(x, mc + 1) / x->JV);
+                a_run(x, &ov, mc + 1, v * acc_cg_mm_a_n(x, mc + 1) / x->JV,
+                      (v + 1) * acc_cg_mm_a_n(x, mc + 1) / x->JV);
             if (!last && x->oneq && x->adb && nmc != mc)
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
             emit_tiles(x, al, half(x, pair), v, &ov, "rs"[pair % 2]);
@@ -765,361 +634,13 @@ static void emit(Mm *x)
     buf_puts(o, "wait t1\n");
 }
 
-/* The loads' sizes (Wa, Wb) and their words in every BM when the B
- * sets, the reductions and the next A chunk ride together in the
- * tiles' bundles: each keeps words of its own, the reduction's partial
- * tiles (len at L1) from 0, then a B set (wb, or a third of what is
- * left, as a set is small), then A's nbuf buffers.  0, or -1 when a
- * load would move less than 4 long words per PE. */
-static int regions_apart(Mm *x, int64_t len, int64_t wb, int nbuf)
-{
-    const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m);
-
-    x->Wb = wb;
-    x->Wa = -1;
-    for (int pass = 0; pass < 2; pass++)
-        for (int64_t j = 1, red = len; j <= nbm; j++) {
-            int64_t F = j > 1 ? acc_cg_scope_pes(m, j) /
-                                    acc_cg_scope_pes(m, j - 1) : 1;
-            int64_t pa = acc_cg_scope_pes(m, j < x->h ? j : x->h);
-            int64_t pb = acc_cg_scope_pes(m, j);
-            int64_t bm = m->level[acc_bm_level(m, j)].bm_words;
-            if (j > x->h)
-                red *= F;
-            if (pass == 0) {
-                if ((bm - red) / (3 * pb) / 4 * 4 < x->Wb)
-                    x->Wb = (bm - red) / (3 * pb) / 4 * 4;
-                continue;
-            }
-            int64_t w = (bm - red - pb * x->Wb) / (nbuf * pa) / 4 * 4;
-            if (x->Wa < 0 || w < x->Wa)
-                x->Wa = w;
-            x->offb[j] = red;
-            x->offa[j] = red + pb * x->Wb;
-        }
-    return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
-}
-
-/* The loads' sizes and places: apart when double-buffered, they fit
- * and apart is set, else (oneq when double-buffered) each filling the
- * BMs. */
-static int regions(Mm *x, int apart)
-{
-    const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m), nbuf = x->arun ? 2 : 1;
-    int64_t len = x->Mc * x->G * x->rw, wb = (x->KU * x->tw + 3) / 4 * 4;
-
-    /* A window image's largest set: the first pair's rows. */
-    if (x->win)
-        wb = bset(x, 0);
-    memset(x->offa, 0, sizeof x->offa);
-    memset(x->offb, 0, sizeof x->offb);
-    x->oneq = 0;
-    x->Wa0 = acc_cg_max_load(m, x->h) / (4 * nbuf) * 4;
-    if (x->db && apart && regions_apart(x, len, wb, nbuf) == 0)
-        return 0;
-    memset(x->offa, 0, sizeof x->offa);
-    memset(x->offb, 0, sizeof x->offb);
-    x->oneq = x->db;
-    x->Wa = x->Wa0;
-    x->Wb = acc_cg_max_load(m, nbm + 1);
-    return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
-}
-
-static void first_rows(Mm *x);
-
-/* Everything that follows from splitting k at level h, with A chunks
- * double-buffered when adb, B from a window image when win, the rows
- * over the top nodes when parts; 0, or -1 when it does not fit the
- * machine's memories (or adb buys nothing: one chunk). */
-static int shape_at(Mm *x, int h, int adb, int arun, int apart, int win,
-                    int parts)
-{
-    const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m);
-    int64_t cap;
-
-    x->h = h;
-    x->kspan = acc_cg_scope_pes(m, h) / x->G;
-    x->NH = x->NM / x->kspan;
-    x->KU = (x->KT + x->kspan - 1) / x->kspan;
-    /* Rows over the top nodes: each takes whole nodes of level h. */
-    x->R = parts ? acc_level_nodes(m, acc_bm_level(m, nbm)) : 1;
-    if (parts && (win || h > nbm || x->R < 2 || x->M < 4 * x->R))
-        return -1;
-    x->NHj = x->NH / x->R;
-    x->Mp = (x->M + x->R - 1) / x->R;
-    x->ak = parts ? h | ACC_CG_PARTS : h;
-    x->bk = parts ? nbm : nbm + 1;
-    x->JV = (x->JT + x->NHj - 1) / x->NHj;
-    /* The window image stays in lm1 for all chunks: A's chunks load
-     * by themselves into lm0. */
-    x->win = win;
-    if (win) {
-        if (!x->canwin || adb)
-            return -1;
-        x->JV = acc_cg_win_shape(&x->w, x->NH, x->kspan, x->Nc, x->Mr,
-                                 x->tw, m->lm_words);
-        if (x->JV < 0)
-            return -1;
-        x->KU = acc_cg_win_ku(&x->w);
-    }
-    /* Rows per chunk: A's KU tiles in lm0, the sums in GRF, the
-     * partial tiles in every BM on the way up. */
-    cap = m->lm_words / x->KU;
-    if (cap > m->grf_words / x->rw)
-        cap = m->grf_words / x->rw;
-    for (int j = 1; j <= nbm; j++) {
-        int64_t per = x->G * x->rw * (j > h ? acc_cg_scope_pes(m, j) /
-                                          acc_cg_scope_pes(m, h)
-                                    : 1);
-        int64_t c = m->level[acc_bm_level(m, j)].bm_words / per;
-        if (c < cap)
-            cap = c;
-    }
-    /* Double-buffered, each LM holds an A chunk and two B sets. */
-    if (adb && (m->lm_words - 2 * x->KU * x->tw) / x->KU < cap)
-        cap = (m->lm_words - 2 * x->KU * x->tw) / x->KU;
-    cap = cap / 4 * 4;
-    x->arun = arun;
-    if (cap < 4 || (!win && x->KU * x->tw > m->lm_words))
-        return -1;
-    x->Mc = (x->Mp + 3) / 4 * 4;
-    if (x->Mc > cap)
-        x->Mc = cap;
-    x->NMC = (x->Mp + x->Mc - 1) / x->Mc;
-    x->db = win || 2 * x->KU * x->tw <= m->lm_words;
-    x->adb = adb;
-    x->boff = 0;
-    if (adb) {
-        if (x->NMC < 2 || !x->db)
-            return -1;
-        /* As many chunks, as even as they can be: less padding. */
-        x->Mc = ((x->Mp + x->NMC - 1) / x->NMC + 3) / 4 * 4;
-        x->boff = 2 * x->Mc * x->KU;
-    }
-    if (regions(x, apart) || (apart && x->oneq))
-        return -1;
-    first_rows(x);
-    return 0;
-}
-
-/* Long words each DRAM channel moves for a load of W long words per
- * PE of scope k (a broadcast sends all of them on every channel, a
- * distribution its share of the top nodes: with ACC_CG_PARTS, one
- * scope's image for each node). */
-static double chan_words(const AccMachine *m, int k, int64_t W)
-{
-    int nbm = acc_bm_levels(m);
-    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
-    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
-
-    if (k & ACC_CG_PARTS)
-        return (double)(acc_cg_scope_pes(m, k & ~ACC_CG_PARTS) * W * per);
-    if (k <= nbm)
-        return (double)(acc_cg_scope_pes(m, k) * W);
-    return (double)(acc_machine_pes(m) * W) * (double)per / (double)NT;
-}
-
-/* Steps of one load of W long words per PE of scope k: the DMA
- * (latency and words), the tree transfers, W/4 dist.L1. */
-static double load_steps(const AccMachine *m, int k, int64_t W)
-{
-    return (m->dma_latency + chan_words(m, k, W) / m->dram_bw) /
-               m->step_cycles +
-           (double)acc_cg_tree_steps(m, W, k) + W / 4.0 + 2;
-}
-
-/* Steps of the loads of one A chunk: each by itself, or as a run
- * whose pieces go at the pace of the slowest stage (the DMA, the tree
- * transfers, the dist.L1s). */
-static double a_steps(const Mm *x)
-{
-    const AccMachine *m = x->g.m;
-    double one = load_steps(m, x->ak, x->Wa0), dma, per;
-
-    if (!x->arun)
-        return a_n(x, 0) * one;
-    dma = (m->dma_latency + chan_words(m, x->ak, x->Wa0) / m->dram_bw) /
-          m->step_cycles;
-    per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, x->Wa0, x->h)),
-               x->Wa0 / 4.0) + 2;
-    return one + (a_n(x, 0) - 1) * per;
-}
-
-/* A window image's first rows load beside A's first chunk: in the
- * smallest pieces when they still land within A's run, so that each
- * goes out on the DRAM channels in the time A's run leaves them free
- * (its pieces wait on the L2 broadcast) rather than holding back A's
- * next piece by the whole set. */
-static void first_rows(Mm *x)
-{
-    const AccMachine *m = x->g.m;
-
-    x->Wb0 = x->Wb;
-    if (x->win && rides(x, 0) && x->Wb > 4) {
-        x->Wb0 = 4;
-        if (b_n(x, 0) * load_steps(m, x->bk, 4) > a_steps(x))
-            x->Wb0 = x->Wb;
-    }
-    x->nb = b_n(x, 0);
-}
-
-/* Steps of one pair's reduction as emit_reduce writes it: the
- * redadd.L1s (rw steps each), the levels above, the DMA store. */
-static double red_steps(const Mm *x)
-{
-    const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m);
-    int64_t G = x->G, rw = x->rw, len = x->Mc * G * rw, ntop;
-    double steps = (double)(x->Mc / 4 * rw) +
-                   (double)acc_cg_wait(m, 1, ACC_XK_RED,
-                                       (double)(4 * G * rw),
-                                       (double)(4 * rw));
-
-    for (int j = 2; j <= nbm; j++) {
-        int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
-        if (j <= x->h) {
-            steps += 1 + (double)acc_cg_wait(m, j, ACC_XK_RED, (double)len,
-                                             (double)len);
-        } else {
-            steps += 1 + (double)acc_cg_wait(m, j, ACC_XK_GATHER,
-                                             (double)(len * F),
-                                             (double)len);
-            len *= F;
-        }
-    }
-    ntop = acc_machine_pes(m) / acc_cg_scope_pes(m, nbm);
-    ntop = ntop / m->dram_channels > 0 ? ntop / m->dram_channels : 1;
-    return steps + (m->dma_latency + (double)(len * ntop) / m->dram_bw) /
-                       m->step_cycles;
-}
-
-/* Steps per pair of the busiest shared resource when a pair's B set,
- * the last pair's reduction and (with a) the next A chunk's share of
- * the pair ride in its tiles' bundles in queues of their own: the
- * DRAM channels and the L1 link (the links above carry the same words
- * faster).  Their chains of latencies (the B set's load, the
- * reduction) must end within the pair too. */
-static double ride_steps(const Mm *x, int a)
-{
-    const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m);
-    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
-    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
-    int64_t wb = x->KU * x->tw, wa = x->Mc * x->KU;
-    double top = (double)(x->Mc * x->G * x->rw) *
-                 (double)(acc_cg_scope_pes(m, nbm) /
-                          acc_cg_scope_pes(m, x->h < nbm ? x->h : nbm));
-    double dram, l1, chain;
-
-    /* A window image's rows: what pairs after the first load, each. */
-    if (x->win)
-        wb = (x->w.words - acc_cg_win_end(&x->w, 0)) /
-             (x->JV > 1 ? x->JV - 1 : 1);
-    dram = chan_words(m, x->bk, wb) + top * (double)per;
-    l1 = x->Mc / 4.0 * x->rw + wb / 4.0;
-
-    if (a) {
-        dram += chan_words(m, x->ak, wa) / (double)x->JV;
-        l1 += wa / 4.0 / (double)x->JV;
-    }
-    dram /= m->dram_bw * m->step_cycles;
-    /* Each piece of the B set may wait on the channels behind a piece
-     * of A's run. */
-    chain = load_steps(m, x->bk, wb < x->Wb ? wb : x->Wb);
-    if (a)
-        chain += chan_words(m, x->ak, x->Wa) / m->dram_bw / m->step_cycles;
-    return fmax(fmax(dram, l1),
-                fmax((double)((wb + x->Wb - 1) / x->Wb) * chain,
-                     red_steps(x)));
-}
-
-/* The program's steps as emit() writes it, roughly: a double-buffered
- * B set loads under the previous set's tiles, with the last pair's
- * reduction; double-buffered A chunks load under the pairs of the
- * chunk before (the first B set of each chunk then lands after them:
- * its dist.L1s), else each by itself. */
-static double estimate(const Mm *x)
-{
-    const AccMachine *m = x->g.m;
-    double a = a_steps(x);
-    double b = x->nb * load_steps(m, x->bk, x->Wb0);
-    double red = red_steps(x);
-    double tiles = (double)x->KU * (x->Mc / 4.0);
-
-    /* In one queue, what rides goes in order: the reduction, the B
-     * set, the A share, which is whole pieces: when a chunk has fewer
-     * than JV, the pairs that take one take it whole. */
-    if (x->adb && x->oneq) {
-        double n = (double)a_n(x, 1), pair;
-        if (n < (double)x->JV)
-            pair = n / x->JV * fmax(tiles, red + b + a_steps(x) / n) +
-                   (1 - n / x->JV) * fmax(tiles, red + b);
-        else
-            pair = fmax(tiles, red + b + a / x->JV);
-        return a + b + red + (double)x->NMC *
-                   ((double)x->JV * pair + x->KU * x->tw / 4.0);
-    }
-    if (x->adb)
-        return a + b + red + (double)x->NMC *
-                   ((double)x->JV * fmax(tiles, ride_steps(x, 1)) +
-                    x->KU * x->tw / 4.0);
-    if (x->win && !x->oneq)
-        return fmax(a, b) + red + (double)(x->NMC - 1) * a +
-               (double)x->NMC * (double)x->JV *
-                   fmax(tiles, ride_steps(x, 0));
-    if (x->db)
-        return b + red + (double)x->NMC *
-                   (a + (double)x->JV * fmax(tiles, x->oneq
-                                                        ? red + b
-                                                        : ride_steps(x, 0)));
-    return (double)x->NMC * (a + (double)x->JV * (b + tiles + red));
-}
-
-/* The level that splits k (the cheapest by estimate) and the rest. */
-static int plan(Mm *x)
-{
-    const AccMachine *m = x->g.m;
-    int nbm = acc_bm_levels(m), best = 0, best_mode = 0;
-    double cost = 0;
-
-    /* mode: bit 0 A's loads as runs, bit 1 A double-buffered, bit 2
-     * the queues apart (when double-buffered), bit 3 B from a window
-     * image, bit 4 the rows over the top nodes. */
-    for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < 32; mode++) {
-            if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2 & 1,
-                         mode >> 3 & 1, mode >> 4))
-                continue;
-            if (!best || estimate(x) < cost) {
-                cost = estimate(x);
-                best = h;
-                best_mode = mode;
-            }
-        }
-    if (!best)
-        return acc_cg_fail(&x->g, "a matmul this large for this machine's "
-                                  "local memories");
-    shape_at(x, best, best_mode >> 1 & 1, best_mode & 1,
-             best_mode >> 2 & 1, best_mode >> 3 & 1, best_mode >> 4);
-    x->a_at = 0;
-    x->b_at = a_off(x, x->NMC);
-    x->c_at = x->b_at + b_off(x, x->JV);
-    if (x->c_at + x->NMC * x->JV * x->NH * x->Mc * x->G * x->rw >
-        m->dram_words)
-        return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");
-    return 0;
-}
-
 int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
                   AccCgProgram *p, TlLoc loc)
 {
     const LStmt *upd;
     const LVar *accv;
     const LExpr *e, *f;
-    Mm x;
+    AccCgMm x;
     AccCg *g = &x.g;
     int rc, nout, o1, o2;
     TlDType d1, d2;
@@ -1196,7 +717,7 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     x.NM = acc_machine_pes(m) / x.G;
     x.JT = (x.N + x.Mr - 1) / x.Mr;
     x.KT = (x.K + x.Nc - 1) / x.Nc;
-    if (plan(&x))
+    if (acc_cg_mm_plan(&x))
         return -1;
     build_maps(&x);
     build_omap(&x);

@@ -1,0 +1,96 @@
+/*
+ * cg_mm_int.h - the matmul route's shape (cg_mm.c writes the program,
+ * cg_mm_plan.c chooses the shape: the level of the k split, the row
+ * chunks, the loads' sizes and where they keep their words).  Only
+ * those two files use it.
+ */
+#ifndef TL_ACC_CG_MM_INT_H
+#define TL_ACC_CG_MM_INT_H
+
+#include "codegen/acc/cg_int.h"
+
+typedef struct AccCgMm {
+    AccCg g;
+    int a, b;               /* operand indices of A and B */
+    /* The output loops that make i (A's side) and j (B's), in order;
+     * the reduction loops, flattened, make k. */
+    int il[TL_MAX_RANK], jl[TL_MAX_RANK], ni, nj, nout;
+    int64_t M, N, K;
+    int64_t G, Mr, Nc, NM, JT, KT;
+    int h;                  /* level of the k split (nbm + 1: all) */
+    int64_t kspan, NH, KU, JV, Mc, NMC;
+    /* Rows split over R parts, one a node of the top BM level (R = 1:
+     * every node computes all rows): part r takes rows r Mp ..
+     * (r + 1) Mp - 1 in its chunks, its NHj nodes of level h the j
+     * tiles.  A's loads then distribute the parts from DRAM (scope ak,
+     * ACC_CG_PARTS) and B's broadcast them (scope bk: the top level),
+     * instead of the other way round. */
+    int64_t R, Mp, NHj;
+    int ak, bk;
+    int64_t Wa, Wb;         /* long words per PE per load */
+    int64_t Wb0;            /* the same for B set 0 (b_w) */
+    int64_t Wa0;            /* the same for A chunks that load by
+                             * themselves (filling the BMs) */
+    int64_t nb;             /* loads per B set */
+    int64_t a_at, b_at, c_at;   /* DRAM long words */
+    /* The inputs' type: f32, or f16/bf16 on the 16 x 16 unit with f32
+     * sums.  ew: elements per long word of the images; cn: k values
+     * per PE per sub-cycle, cm: sums per PE; tw: long words per PE of
+     * one B tile; rw: long words of sums per PE per row. */
+    TlDType dt;
+    int ew, cn, cm, tw, rw;
+    /* B sets double-buffered in lm1: the next one loads under the
+     * tiles of this one. */
+    int db;
+    /* A chunks double-buffered (adb): chunk mc's A in lm<mc % 2>, its
+     * B sets from word boff of the other LM; the next chunk's A loads
+     * under this chunk's tiles. */
+    int adb;
+    int64_t boff;
+    /* A's loads as runs with two buffers in every BM (acc_cg_emit_load
+     * _run), in pieces of half the most a BM takes. */
+    int arun;
+    /* Where each kind of transfer keeps its words in the BM of level
+     * j (offa[j], offb[j]; the reductions' from 0), apart so that they
+     * can be in flight together (cg_overlap.c's queues). */
+    int64_t offa[ACC_MAX_LEVELS + 1], offb[ACC_MAX_LEVELS + 1];
+    /* The BMs hold no such regions (small machines): one queue keeps
+     * them in order, each load filling the BMs, the next A chunk in
+     * shares behind each pair's reduction and B set. */
+    int oneq;
+    /* B reads through a window (cg_win.c; win: its image is used):
+     * each PE's window image stays in lm1 from word 0, pair v's new
+     * rows loading in the bundles of pair v - 1 of the first chunk. */
+    AccCgWin w;
+    int canwin, win;
+} AccCgMm;
+
+/* The overlap engine's queues, first served first: the next B set
+ * (the next pair waits for it), the last pair's reduction, the next A
+ * chunk's run (it has the whole chunk). */
+enum { Q_B, Q_RED, Q_A };
+
+/* Long words per PE of B set v: a window image's rows new to pair v,
+ * or KU tiles. */
+int64_t acc_cg_mm_bset(const AccCgMm *x, int64_t v);
+/* Long words per PE of one load of B set v. */
+int64_t acc_cg_mm_b_w(const AccCgMm *x, int64_t v);
+/* Loads of B set v. */
+int64_t acc_cg_mm_b_n(const AccCgMm *x, int64_t v);
+/* Whether A chunk mc loads in the bundles of the chunk before (or
+ * beside a window image's first rows), in BM words of its own. */
+int acc_cg_mm_rides(const AccCgMm *x, int64_t mc);
+/* Long words per PE of one load of A chunk mc, and its loads. */
+int64_t acc_cg_mm_a_w(const AccCgMm *x, int64_t mc);
+int64_t acc_cg_mm_a_n(const AccCgMm *x, int64_t mc);
+/* PEs of one piece of A's image, of B's. */
+int64_t acc_cg_mm_a_pes(const AccCgMm *x);
+int64_t acc_cg_mm_b_pes(const AccCgMm *x);
+/* Long words of B's image before set v's, of A's before chunk mc's. */
+int64_t acc_cg_mm_b_off(const AccCgMm *x, int64_t v);
+int64_t acc_cg_mm_a_off(const AccCgMm *x, int64_t mc);
+/* Chooses the shape (the cheapest by the estimate of the program) and
+ * places the images in DRAM: 0, or -1 after reporting. */
+int acc_cg_mm_plan(AccCgMm *x);
+
+#endif
