@@ -250,8 +250,9 @@ void cg_stage_buffer(Lw *L, TlFunc *f, SList *out)
     fi->size = size;
 }
 /* ok && what it implies that the C compiler could not know: where
- * stage f's extent on a bound axis is a size (or integer scalar) alone,
- * that variable equals the bound's extent too.  The simplifier writes
+ * stage f's extent on a bound axis is c + k * v for a size (or integer
+ * scalar) v, v equals (extent - c) / k too (blur3's out[H - 2, W - 2]:
+ * H == 4096).  The simplifier writes
  * a variable that an `if` tests equal to a constant as that constant
  * inside it (pass_simplify.c), so the regions of the stages computed
  * inside fold to constants: softmax's rows had their buffers sized,
@@ -262,18 +263,25 @@ static LExpr *bound_implies(Lw *L, TlFunc *f, CgNest *n, LExpr *ok)
         const TlSymExpr *x = f->axes[j].extent;
         LExpr *e = n->bext[j];
         LVar *v;
-        int64_t lo;
+        int64_t lo, k, d;
         /* A stage's buffer extent is max(0, extent): a positive one
-         * is the extent's value. */
-        if (!e || e->kind != LE_INT || e->ival <= 0 || !x || x->c != 0 ||
-            x->n != 1 || x->t[0].coef != 1 ||
+         * is the extent's value.  A v that (extent - c) / k would not
+         * give exactly, or that its type cannot hold, makes the guard
+         * false anyway: nothing is said then. */
+        if (!e || e->kind != LE_INT || e->ival <= 0 || !x || x->n != 1 ||
             x->t[0].atom->kind != SYM_VAR ||
             !tl_sym_const(f->axes[j].lo, &lo) || lo != 0 ||
             !(v = cg_find_var(L, x->t[0].atom->var)) ||
             !dt_is_int(v->type.dt) || v->type.lanes != 1)
             continue;
+        k = x->t[0].coef;
+        if (__builtin_sub_overflow(e->ival, x->c, &d) || d == INT64_MIN ||
+            d % k != 0 ||
+            (d /= k) < lir_int_min(v->type.dt) ||
+            d > lir_int_max(v->type.dt))
+            continue;
         ok = bin(L, LO_AND, ok, bin(L, LO_EQ, lir_ref(L->s, v),
-                                    lir_const(L->s, v->type, e->ival)));
+                                    lir_const(L->s, v->type, d)));
     }
     return ok;
 }

@@ -703,14 +703,24 @@ static LExpr *compare_rules(Simp *S, LExpr *e)
 
 static LExpr *minmax_rules(Simp *S, LExpr *e)
 {
-    LExpr *a = e->a, *b = e->b;
-    Range ra = range(S, a), rb = range(S, b);
+    LExpr *a = e->a, *b = e->b, *a0, *b0;
+    Range ra = range(S, a), rb = range(S, b), r;
     int64_t k1, k2;
 
     if (e->op == LO_MIN ? ra.hi <= rb.lo : ra.lo >= rb.hi)
         return a;
     if (e->op == LO_MIN ? rb.hi <= ra.lo : rb.lo >= ra.hi)
         return b;
+    /* min(x + k1, x + k2) = x + min(k1, k2) where neither sum wraps
+     * (bounds inference writes the rows a 3-tap stencil reads as
+     * min(min(y, y + 1), y + 2); folded, its region's extent is a
+     * constant and the loops over it have constant trip counts) */
+    k1 = split_off(a, &a0);
+    k2 = split_off(b, &b0);
+    if (a0 && b0 && (k1 != 0 || k2 != 0) && lir_expr_equal(a0, b0) &&
+        range_op(LO_ADD, e->type.dt, range(S, a0), point(k1), &r) &&
+        range_op(LO_ADD, e->type.dt, range(S, a0), point(k2), &r))
+        return (e->op == LO_MIN) == (k1 <= k2) ? a : b;
     /* min(min(x, k1), k2) = min(x, min(k1, k2)) */
     if (a->kind == LE_BINARY && a->op == e->op && int_const(a->b, &k1) &&
         int_const(b, &k2))
