@@ -1062,6 +1062,13 @@ static LExpr *cast_node(Simp *S, LExpr *e)
         dt_is_int(e->type.dt) && dt_is_int(a->type.dt) &&
         dt_size(a->type.dt) >= dt_size(e->type.dt))
         return a->a;
+    /* i64(i32(x)) for an i64 x whose range i32 holds: the narrowing
+     * changes nothing (a region's start, min(i64(xo) * 256, 3838),
+     * narrowed for an index and widened back in every address) */
+    if (a->kind == LE_CAST && lir_type_eq(a->a->type, e->type) &&
+        dt_is_int(e->type.dt) && dt_is_int(a->type.dt) &&
+        fits(a->type.dt, range(S, a->a)))
+        return a->a;
     if (int_const(a, &i) || float_const(a, &f))
         return cast_const(S, e->type, a->type.dt, i, f);
     if (a->kind == LE_BROADCAST)
