@@ -13,6 +13,12 @@
  * bounds are not constants (the tail of a split after pass_bounds),
  * stay loops; the C backend asks the C compiler to unroll them.
  * Inner loops are unrolled first.
+ *
+ * Only loops the schedule marks are unrolled.  TODO(issue 4): gcc
+ * leaves a constant loop of 16 vectors rolled where it reads rows of
+ * an input (blur3's horizontal pass, 40% slower so; bench/README.md),
+ * but unrolling the output's row as well lost part of the gain, so no
+ * rule unrolls such loops by default yet.
  */
 #include "codegen/codegen_int.h"
 
