@@ -340,7 +340,7 @@ static int image(Pipe *x, int input, const AccCgLin *l)
     x->imgs[p->nins].stage = x->cur;
     x->imgs[p->nins].splat = x->splat;
     x->imgs[p->nins].D = ctx_D(x);
-    x->imgs[p->nins].C = cdiv(ctx_D(x), 4);
+    x->imgs[p->nins].C = cdiv(pipe_local_D(x, ctx_D(x)), 4);
     return p->nins++;
 }
 
@@ -535,9 +535,10 @@ static void reduce_in_order(Pipe *x, const Stage *s, TlBuf *o)
 {
     AccCg *g = &x->g;
     long long a = (long long)x->A;
+    int64_t D = pipe_local_D(x, s->D);
 
-    for (x->c = 0; x->c < cdiv(s->D, 4) && !g->failed; x->c++) {
-        int64_t n = s->D - 4 * x->c, at = 0;
+    for (x->c = 0; x->c < cdiv(D, 4) && !g->failed; x->c++) {
+        int64_t n = D - 4 * x->c, at = 0;
         int bank = 2;
         if (n > 4)
             n = 4;
@@ -578,6 +579,7 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     Stage *s = &x->st[i];
     const Tensor *tt = &x->ts[s->tensor];
     int64_t a = x->A, f1 = x->F1, f2 = x->F2;
+    int64_t Dl = pipe_local_D(x, s->D);
 
     x->cur = i;
     g->nloops = s->nloops;
@@ -614,10 +616,10 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     x->splat = 0;
     if (strcmp(s->opname, "add")) {
         reduce_in_order(x, s, o);
-        goto post;
+        goto tree;
     }
-    for (x->c = 0; x->c < cdiv(s->D, 4) && !g->failed; x->c++) {
-        int masked = s->D % 4 && x->c == cdiv(s->D, 4) - 1;
+    for (x->c = 0; x->c < cdiv(Dl, 4) && !g->failed; x->c++) {
+        int masked = Dl % 4 && x->c == cdiv(Dl, 4) - 1;
         char w[48];
         if (!masked && operand(g, s->f, w, sizeof w) == 0) {
             /* A plain read folds straight into the accumulator. */
@@ -651,7 +653,21 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
                s->opname, (long long)f1, (long long)(f1 + 2), (long long)f1,
                (long long)(f1 + 6), (long long)(f1 + 4), (long long)f2);
     x->accw = f2;
-post:
+tree:
+    if (x->K > 1) {
+        /* The K partial results of the row pair, one in each MAB of the
+         * L1B at this PE's position: the L1 reduction combines the MABs
+         * in order (their columns' order, so a max or min stays the
+         * interpreter's), each position apart, and mbcast hands every
+         * PE its position's result. */
+        buf_printf(o, "red%s.L1.f32 r[%lld+] -> lb[0]\n", s->opname,
+                   (long long)x->accw);
+        acc_cg_nop(o, acc_cg_wait(g->m, 1, ACC_XK_RED, (double)(4 * x->G),
+                                  4));
+        buf_printf(o, "mbcast.L1 lb[0] -> r[%lld+]\n", (long long)x->accw);
+        acc_cg_nop(o, acc_cg_wait(g->m, 1, ACC_XK_BCAST,
+                                  (double)(4 * x->G), 4));
+    }
     x->splat = 1;
     x->c = 0;
     g->nloops = s->nout;
@@ -678,7 +694,7 @@ static int emit_block_code(Pipe *x, TlBuf *o)
         if (s->acc) {
             buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", s->ident,
                        (long long)x->ID);
-            if (s->D % 4 && !strcmp(s->opname, "add"))
+            if (pipe_local_D(x, s->D) % 4 && !strcmp(s->opname, "add"))
                 buf_printf(o, "cmplt.i32 $sub, #%lld -> m1\nnop/%d\n",
                            (long long)(s->D % 4), g->m->lat_grf);
         }
@@ -723,6 +739,21 @@ int pipe_place(Pipe *x, int64_t RB)
             return -1;
     }
     return 0;
+}
+
+int64_t pipe_local_D(const Pipe *x, int64_t D)
+{
+    return D == 1 ? 1 : D / x->K;
+}
+
+void pipe_pos(const Pipe *x, int64_t b, int64_t pe, int64_t v, int64_t C,
+              int64_t D, int64_t *rp2, int64_t *col)
+{
+    int64_t node = pe / x->L1, j = pe % x->L1 / x->G, p = pe % x->G;
+    int64_t grp = x->K > 1 ? node * x->G + p : pe;
+
+    *rp2 = (b * (x->P / x->K) + grp) * x->RB + v / C;
+    *col = D == 1 ? 0 : (x->K > 1 ? j * (D / x->K) : 0) + v % C * 4;
 }
 
 /* Loads of at most Wmax long words each. */
@@ -772,12 +803,11 @@ static int build_maps(Pipe *x)
             for (int64_t pe = 0; pe < x->P; pe++)
                 for (int64_t w = 0; w < W; w++)
                     for (int lane = 0; lane < 2; lane++) {
-                        int64_t v = w / 4, rp = v / im->C;
-                        int64_t col = im->splat ? 0
-                                      : (v % im->C) * 4 + w % 4;
-                        int64_t row = ((b * x->P + pe) * x->RB + rp) * 2 +
-                                      lane;
-                        int64_t e = -1, at;
+                        int64_t rp2, col, row, e = -1, at;
+                        pipe_pos(x, b, pe, w / 4, im->C,
+                                 im->splat ? 1 : im->D, &rp2, &col);
+                        col += im->splat ? 0 : w % 4;
+                        row = rp2 * 2 + lane;
                         if (row < x->N && col < im->D) {
                             at = pipe_img_index(x, i, row, col);
                             if (at < 0 || at >= numel)
@@ -843,9 +873,14 @@ static int layout_output(Pipe *x)
     p->omap = tl_xmalloc((size_t)p->nelems * sizeof *p->omap + 1);
     for (int64_t e = 0; e < p->nelems; e++) {
         int64_t row = e / t->D, col = e % t->D, g2 = row / 2;
-        int64_t b = g2 / (x->P * x->RB), rem = g2 % (x->P * x->RB);
-        int64_t pe = rem / x->RB, rp = rem % x->RB;
-        int64_t w = (rp * t->C + col / 4) * 4 + col % 4;
+        int64_t ng = x->P / x->K, Dl = pipe_local_D(x, t->D);
+        int64_t b = g2 / (ng * x->RB), rem = g2 % (ng * x->RB);
+        int64_t grp = rem / x->RB, rp = rem % x->RB, pe = grp;
+        int64_t lc = t->D == 1 ? 0 : col % Dl;
+        int64_t w = (rp * t->C + lc / 4) * 4 + lc % 4;
+        if (x->K > 1)
+            pe = grp / x->G * x->L1 + (t->D == 1 ? 0 : col / Dl) * x->G +
+                 grp % x->G;
         p->omap[e] = 2 * pipe_img_lw(x, b, pe, w, W) + row % 2;
     }
     return 0;
@@ -862,6 +897,9 @@ static void emit_program(Pipe *x, TlBuf *o)
                "rows: %lld blocks of %lld row %s per PE\n",
                c->k->name, x->nst, (long long)x->N, (long long)x->NB,
                (long long)x->RB, x->lay ? "slots" : "pairs");
+    if (x->K > 1)
+        buf_printf(o, "# each row pair over %lld PEs, one in each MAB of an "
+                   "L1B: reductions finish in the tree\n", (long long)x->K);
     for (int i = 0; i < p->nins; i++)
         buf_printf(o, ".input %s f32[%lld] d[%lld]\n", p->ins[i].name,
                    (long long)p->ins[i].nmap, (long long)x->imgs[i].dram);
@@ -874,6 +912,36 @@ static void emit_program(Pipe *x, TlBuf *o)
         put_store(x, o, b);
     }
     buf_puts(o, "wait t1\n");
+}
+
+/* Spreads each row pair over the K = L1 / G MABs of an L1B when the
+ * machine has more PEs than row pairs to spare: a PE holding whole
+ * rows then computes padding (512 rows on mn2's 4096 PEs: 15 of 16 PEs
+ * loaded, computed and stored rows that do not exist, and DRAM moved
+ * 16 times the tensors), while K PEs a row pair do a K-th of a row
+ * each and combine their reductions in the tree (one red and one
+ * mbcast at L1 per row pair).  Only when every stage's columns split
+ * into whole chunks of 4 on every PE (no padding columns to mask) and
+ * the PEs' share of rows shrinks by more than the tree's steps cost
+ * (a quarter kept as margin). */
+static void choose_split(Pipe *x)
+{
+    int64_t K = x->L1 / x->G, rows2 = cdiv(x->N, 2);
+
+    if (K < 2 || x->P % (x->L1) != 0)
+        return;
+    for (int i = 0; i < x->nst; i++) {
+        /* D = 1: a value per row, replicated (a reduction's D is the
+         * columns it reduces, which must split). */
+        int64_t D = x->st[i].D;
+        if ((D != 1 || x->st[i].acc) && (D <= 0 || D % (4 * K)))
+            return;
+    }
+    if (cdiv(rows2, x->P / K) * 4 >= cdiv(rows2, x->P) * K * 3)
+        return;
+    x->K = K;
+    for (int i = 0; i < x->nts; i++)
+        x->ts[i].C = cdiv(pipe_local_D(x, x->ts[i].D), 4);
 }
 
 /* W long words per PE of input image i's DRAM image. */
@@ -898,6 +966,9 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
     g->ctx = x;
     g->letv = x->letv;
     g->letval = x->letval;
+    x->K = 1;
+    x->G = m->level[m->nlevels - 1].fanout;
+    x->L1 = acc_cg_scope_pes(m, 1);
     if ((rc = match(x, c->ck->fn->body)) != 0)
         goto out;
     rc = -1;
@@ -920,6 +991,8 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
     x->Wmax = acc_cg_max_load(m, acc_bm_levels(m) + 1);
     x->si = pipe_lay_schedule(c->k);
     x->lay = x->si != NULL;
+    if (!x->lay)
+        choose_split(x);
     /* A dry run finds the images every stage reads. */
     buf_init(&scratch);
     x->dry = 1;
@@ -941,15 +1014,15 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
         x->NB = 1;
     } else {
         rows2 = cdiv(x->N, 2);
-        for (x->RB = cdiv(rows2, x->P); x->RB > 0 && pipe_place(x, x->RB);
-             x->RB--)
+        for (x->RB = cdiv(rows2, x->P / x->K);
+             x->RB > 0 && pipe_place(x, x->RB); x->RB--)
             ;
         if (x->RB == 0) {
             fail(x, "rows this long on this machine (a block of rows does "
                     "not fit in a PE's memories)");
             goto out;
         }
-        x->NB = cdiv(rows2, x->P * x->RB);
+        x->NB = cdiv(rows2, x->P / x->K * x->RB);
         if (x->NB == 0)
             x->NB = 1;
     }

@@ -73,6 +73,11 @@ typedef struct Pipe {
     const LVar *letv[MAX_LETS];
     double letval[MAX_LETS];
     int64_t N, P, RB, NB, Wmax;
+    /* Rows spread over the MABs of an L1B (split, cg_pipe.c): K PEs,
+     * one in each MAB at the same position, hold a row pair, PE j of
+     * them its columns j * D / K ..; K = 1: a PE holds whole rows.
+     * G: PEs per MAB, L1: PEs under an L1B. */
+    int64_t K, G, L1;
     int64_t out_dram;
     /* What is being emitted. */
     int cur, splat, dry;
@@ -104,6 +109,14 @@ int pipe_place(Pipe *x, int64_t RB) TL_INTERNAL;
 /* The input element image i reads for row `row`, column col. */
 int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
     TL_INTERNAL;
+/* The columns a PE holds of a tensor or image of D columns (1: one
+ * value per row, replicated over the K PEs of its rows). */
+int64_t pipe_local_D(const Pipe *x, int64_t D) TL_INTERNAL;
+/* The row pair (in the whole tensor) and the first column that word
+ * group v (long words 4v .. 4v + 3) of PE pe holds in block b, for a
+ * tensor of C chunks a row pair on each PE and D columns. */
+void pipe_pos(const Pipe *x, int64_t b, int64_t pe, int64_t v, int64_t C,
+              int64_t D, int64_t *rp2, int64_t *col) TL_INTERNAL;
 /* Long word position, in a DRAM image of W long words per PE per block,
  * of word w of PE pe in block b. */
 int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
