@@ -785,6 +785,59 @@ int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
     return at;
 }
 
+/* Long word position of word w of PE pe (< L1) in a row-invariant
+ * image (Img.inv): loads of at most Wmax long words, each over one
+ * L1B's PEs. */
+static int64_t inv_lw(const Pipe *x, int64_t pe, int64_t w, int64_t W)
+{
+    int64_t q = w / x->Wmax, Wq = W - q * x->Wmax;
+
+    if (Wq > x->Wmax)
+        Wq = x->Wmax;
+    return q * x->L1 * x->Wmax + acc_cg_img_pos(x->g.m, pe, w % x->Wmax, Wq);
+}
+
+/* Marks the images whose elements do not depend on the row: every
+ * row loop's coefficient 0. */
+static void find_invariant(Pipe *x)
+{
+    AccCgProgram *p = x->g.p;
+
+    for (int i = 0; i < p->nins && !x->lay; i++) {
+        const Stage *s = &x->st[x->imgs[i].stage];
+        int inv = 1;
+        for (int l = 0; l < s->nrow; l++)
+            inv &= p->ins[i].coef[l] == 0 || s->ext[l] == 1;
+        x->imgs[i].inv = inv;
+    }
+}
+
+static int build_inv_map(Pipe *x, int i)
+{
+    AccCgIn *in = &x->g.p->ins[i];
+    const Img *im = &x->imgs[i];
+    int64_t W = x->RB * im->C * 4;
+    int64_t numel = tl_tensor_numel(x->g.c->in[in->input]);
+
+    in->nmap = 2 * x->L1 * W;
+    in->map = tl_xmalloc((size_t)in->nmap * sizeof *in->map);
+    for (int64_t pe = 0; pe < x->L1; pe++)
+        for (int64_t w = 0; w < W; w++) {
+            int64_t rp2, col, e = -1;
+            pipe_pos(x, 0, pe, w / 4, im->C, im->splat ? 1 : im->D, &rp2,
+                     &col);
+            col += im->splat ? 0 : w % 4;
+            if (col < im->D) {
+                e = pipe_img_index(x, i, 0, col);
+                if (e < 0 || e >= numel)
+                    return fail(x, "reads outside an input");
+            }
+            in->map[2 * inv_lw(x, pe, w, W)] = e;
+            in->map[2 * inv_lw(x, pe, w, W) + 1] = e;
+        }
+    return 0;
+}
+
 static int build_maps(Pipe *x)
 {
     AccCgProgram *p = x->g.p;
@@ -797,6 +850,11 @@ static int build_maps(Pipe *x)
         const Img *im = &x->imgs[i];
         int64_t W = x->RB * im->C * 4;
         int64_t numel = tl_tensor_numel(g->c->in[in->input]);
+        if (im->inv) {
+            if (build_inv_map(x, i))
+                return -1;
+            continue;
+        }
         in->nmap = 2 * x->NB * x->P * W;
         in->map = tl_xmalloc((size_t)in->nmap * sizeof *in->map);
         for (int64_t b = 0; b < x->NB; b++)
@@ -833,6 +891,16 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
         int64_t at = im->U.L ? im->U.at : im->at;
         char sp[8];
         snprintf(sp, sizeof sp, "lm%d", im->U.L ? im->U.bank : im->bank);
+        if (im->inv) {
+            /* Loaded once: the blocks' stages do not write it. */
+            for (int64_t q = 0; q * x->Wmax < W && b == 0; q++) {
+                int64_t Wq = W - q * x->Wmax < x->Wmax ? W - q * x->Wmax
+                                                       : x->Wmax;
+                acc_cg_emit_load(o, x->g.m, im->dram + q * x->L1 * x->Wmax,
+                                 Wq, sp, at + 2 * q * x->Wmax, 1);
+            }
+            continue;
+        }
         for (int64_t q = 0; q * x->Wmax < W; q++) {
             int64_t Wq = W - q * x->Wmax < x->Wmax ? W - q * x->Wmax
                                                    : x->Wmax;
@@ -1026,9 +1094,10 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
         if (x->NB == 0)
             x->NB = 1;
     }
+    find_invariant(x);
     for (int i = 0; i < p->nins; i++) {
         x->imgs[i].dram = dram;
-        dram += x->NB * x->P * img_words(x, i);
+        dram += (x->imgs[i].inv ? x->L1 : x->NB * x->P) * img_words(x, i);
     }
     x->out_dram = dram;
     if (build_maps(x) || layout_output(x))

@@ -61,6 +61,11 @@ typedef struct Img {
     int own;
     Region R, U;
     unsigned readers;
+    /* Its elements do not depend on the row (gamma[d] of a layernorm):
+     * the DRAM image holds one L1B's PEs (L1 x W long words), loaded
+     * once, in the first block, and broadcast to every L1B by the tree
+     * instead of a copy per row from DRAM. */
+    int inv;
 } Img;
 
 typedef struct Pipe {

@@ -34,6 +34,28 @@ TDSL
 grep -q '^    dram       16384 lw read, 16384 lw written$' "$TMP/out" ||
     fail "softmax on mn2 moves padding: $(cat "$TMP/out")"
 
+# gamma[d] and beta[d] do not depend on the row: each comes from DRAM
+# once, one L1B's share (64 PEs x 4 lw, on each of the 4 DRAM channels),
+# and the tree broadcasts it to the other L1Bs, not an image of N x D.
+cat >"$TMP/l.tdsl" <<'TDSL'
+kernel layernorm(X: f32[N, D], gamma: f32[D], beta: f32[D]; eps: f32 = 1e-5)
+    -> (Y: f32[N, D]) {
+    mu[n] = (sum(d) X[n, d]) / f32(D)
+    var[n] = (sum(d) (X[n, d] - mu[n]) * (X[n, d] - mu[n])) / f32(D)
+    Y[n, d] = (X[n, d] - mu[n]) * rsqrt(var[n] + eps) * gamma[d] + beta[d]
+}
+let S = rand(f32, [512, 64], seed = 7)
+let g = rand(f32, [64], seed = 8)
+let b = rand(f32, [64], seed = 9)
+assert allclose(layernorm(S, g, b) on accel, layernorm(S, g, b),
+                rtol = 1e-5, atol = 1e-6)
+time layernorm(S, g, b) on accel
+TDSL
+"$TDSL" "$TMP/l.tdsl" --machine mn2 >"$TMP/out" 2>&1 ||
+    fail "layernorm on mn2: $(cat "$TMP/out")"
+grep -q '^    dram       18432 lw read, 16384 lw written$' "$TMP/out" ||
+    fail "layernorm on mn2 reads gamma per row: $(cat "$TMP/out")"
+
 # `time` reports utilization against the vector peak too (rowsum is
 # vector-bound): 64 PEs x 2 f32 lanes x 2 FLOP (fma) per cycle on test.
 cat >"$TMP/v.tdsl" <<'TDSL'
