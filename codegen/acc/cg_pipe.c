@@ -20,6 +20,14 @@
  * its row.  In the notation of docs/accel-layouts.md, a block of
  * f32[N, D] is ((levels..., RB, 2_W), (C, 4_S)) with C = ceil(D/4).
  *
+ * When the machine has PEs to spare (fewer row pairs than PEs: 512
+ * rows on mn2's 4096), a row pair is spread over K PEs instead, the
+ * PE at one position in each of the K MABs of an L1B, PE j holding
+ * columns j * D / K ..: a reduction folds its part in the PE, then
+ * red.L1 combines the MABs (in column order) and mbcast.L1 gives each
+ * PE its position's result (choose_split).  A block of f32[N, D] is
+ * then ((levels above L1, PE position, RB, 2_W), (MAB, C, 4_S)).
+ *
  * Intermediates never leave the PEs: a stage reads the tensors of
  * earlier stages where they are.  Inputs come from DRAM images the
  * runner lays out in that order (AccCgIn.map; a read of an input at
@@ -35,10 +43,15 @@
  * where that is not the stages'.  Without one, the plan and the
  * program agree only in that neither converts.
  *
+ * An input read alike in every row (gamma[d]) is not expanded per row
+ * in DRAM: one L1B's share is loaded once and the tree broadcasts it.
+ *
  * TODO(issue 6): the planner's layouts without a `layout` (the plan
- * proposes pairs of columns in a long word, the stages pair rows); put
- * inputs in the tree (bcast for a row vector like gamma) instead of
- * expanded images; overlap the loads with compute.
+ * proposes pairs of columns in a long word, the stages pair rows);
+ * overlap the loads and the store with compute (on mn2 the DMAs, 2048
+ * of softmax's 3384 cycles, and the tree transfers under them wait
+ * for each other: one block, one row pair a PE); a split where the
+ * columns do not divide into chunks of 4 on every PE (mask them).
  */
 #include "codegen/acc/cg_pipe_int.h"
 
