@@ -1,6 +1,7 @@
 /*
  * cg_pipe_int.h - the pipeline route's data (cg_pipe.c), shared with
- * its layout mode (cg_pipe_lay.c).  Only those two files use it.
+ * its layout mode (cg_pipe_lay.c) and its images (cg_pipe_map.c).
+ * Only those files use it.
  */
 #ifndef TL_ACC_CG_PIPE_INT_H
 #define TL_ACC_CG_PIPE_INT_H
@@ -111,9 +112,18 @@ typedef struct Pipe {
 /* Places every region in lm0 or lm1 for RB row pairs per PE; -1 when
  * they do not fit. */
 int pipe_place(Pipe *x, int64_t RB) TL_INTERNAL;
-/* The input element image i reads for row `row`, column col. */
-int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
-    TL_INTERNAL;
+
+/* ---- cg_pipe_map.c -------------------------------------------------- */
+
+/* Sets K (and the tensors' chunks) when rows should spread over the
+ * MABs of an L1B; leaves K = 1 otherwise. */
+void pipe_choose_split(Pipe *x) TL_INTERNAL;
+/* Marks the images whose elements do not depend on the row (Img.inv). */
+void pipe_find_invariant(Pipe *x) TL_INTERNAL;
+/* The DRAM images of the inputs (AccCgIn.map) and the output's
+ * (AccCgProgram.omap, oimage); -1 after reporting. */
+int pipe_build_maps(Pipe *x) TL_INTERNAL;
+int pipe_layout_output(Pipe *x) TL_INTERNAL;
 /* The columns a PE holds of a tensor or image of D columns (1: one
  * value per row, replicated over the K PEs of its rows). */
 int64_t pipe_local_D(const Pipe *x, int64_t D) TL_INTERNAL;
@@ -126,6 +136,9 @@ void pipe_pos(const Pipe *x, int64_t b, int64_t pe, int64_t v, int64_t C,
  * of word w of PE pe in block b. */
 int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
                     int64_t W) TL_INTERNAL;
+/* The input element image i reads for row `row`, column col. */
+int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
+    TL_INTERNAL;
 
 /* ---- cg_pipe_lay.c -------------------------------------------------- */
 
