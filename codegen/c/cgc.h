@@ -202,6 +202,14 @@ TL_INTERNAL void cgc_reg_reset(void);
 TL_INTERNAL int cgc_reg_alloc(TlBuf *b, const LStmt *blk, int i, int ind);
 TL_INTERNAL int cgc_reg_load(TlBuf *b, const LExpr *e);
 TL_INTERNAL int cgc_reg_store(TlBuf *b, const LStmt *st);
+/* Is v an allocation held as one C variable per slot? */
+TL_INTERNAL int cgc_reg_var(const LVar *v);
+
+/* emit_bcmul.c: the prelude's tl_mulbc16 (16 f32 lanes times one f32
+ * read from memory: vmulps with an embedded broadcast), and the
+ * product e written as its call when e is one (returns 1), else 0. */
+TL_INTERNAL extern const char cgc_bcmul_helper[];
+TL_INTERNAL int cgc_bcmul(TlBuf *b, const LExpr *e);
 
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter

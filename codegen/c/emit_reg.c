@@ -88,6 +88,11 @@ static int split_index(const LVar *v)
     return -1;
 }
 
+int cgc_reg_var(const LVar *v)
+{
+    return split_index(v) >= 0;
+}
+
 void cgc_reg_reset(void)
 {
     nsplit = 0;

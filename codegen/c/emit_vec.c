@@ -283,8 +283,10 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
         broadcast_fn(b, lir_type(DT_BOOL, w), "int32_t");
     }
     for (int i = 0; i < s.n; i++)
-        if (s.ws[i] == 16)
+        if (s.ws[i] == 16) {
             buf_puts(b, mld16);
+            buf_puts(b, cgc_bcmul_helper);
+        }
     cgc_vmath_prelude(b, s.math, s.ws, s.n);
     buf_putc(b, '\n');
 }
@@ -476,6 +478,8 @@ static void vbinary(TlBuf *b, const LExpr *e)
     case LO_SUB:
     case LO_MUL:
     case LO_DIV:
+        if (fl && !mask_for_lanes(e->type.lanes) && cgc_bcmul(b, e))
+            return;
         if (fl) {
             buf_putc(b, '(');
             cgc_expr(b, e->a);

@@ -38,7 +38,9 @@
 
 /* Contraction to FMA would change results: the interpreter rounds
  * every operation.  TDSL_FMA=1 asks for it (a * b + c rounded once:
- * faster, within a tolerance of the interpreter; SPEC 10.8). */
+ * faster, within a tolerance of the interpreter; SPEC 10.8).
+ * TL_CONTRACT tells the generated code so: its tl_mulbc16 is then the
+ * C product that the compiler can fuse (emit_bcmul.c). */
 #ifndef TDSL_CC_SANITIZE
 #define TDSL_CC_SANITIZE ""
 #endif
@@ -49,7 +51,8 @@
 #endif
 #define CG_FLAGS_EXACT "-O3 -march=native -ffp-contract=off" CG_OMP \
     " -shared -fPIC"
-#define CG_FLAGS_FMA "-O3 -march=native -ffp-contract=fast" CG_OMP \
+#define CG_FLAGS_FMA "-O3 -march=native -ffp-contract=fast -DTL_CONTRACT" \
+    CG_OMP \
     " -shared -fPIC"
 
 static int fma_asked(void)

@@ -3,7 +3,11 @@
 # of their own (codegen/c/emit_reg.c), not an array, which gcc kept in
 # registers only with extra moves and a spill; B's packing reads whole
 # vectors inside the zero_pad border (codegen/c/emit_mask.c); and the
-# C builds warning-free, with the flags of the FMA opt-in too.
+# C builds warning-free, with the flags of the FMA opt-in too.  The
+# product of A's broadcast element and a vector of B is tl_mulbc16
+# (codegen/c/emit_bcmul.c): with AVX-512 one vmulps with an embedded
+# broadcast in the exact build, and the C product, fused, under
+# TL_CONTRACT (TDSL_FMA=1's flags).
 . "$(dirname "$0")/lib.sh"
 src=$OLDPWD
 command -v cc >/dev/null 2>&1 || exit 77
@@ -16,8 +20,19 @@ for r in 0 23; do
 done
 grep -q 'out__C__acc\[' m.c && fail "the tile is still an array"
 grep -q '__builtin_add_overflow' m.c || fail "no all-lanes test in packing"
-for c in "-ffp-contract=off" "-ffp-contract=fast"; do
+grep -q 'tl_mulbc16(&in__A\[' m.c || fail "the product is no tl_mulbc16"
+for c in "-ffp-contract=off" "-ffp-contract=fast" \
+         "-ffp-contract=fast -DTL_CONTRACT"; do
     cc -std=c11 -O2 -march=native $c -Wall -Wextra -Werror -shared \
         -fPIC m.c -o m.so -lm 2>err || fail "cc $c: $(cat err)"
 done
+if cc -march=native -dM -E - </dev/null | grep -q '__AVX512F__ 1'; then
+    cc -std=c11 -O2 -march=native -ffp-contract=off -S m.c -o m.s ||
+        fail "cc -S"
+    grep -q 'vmulps.*{1to16}' m.s || fail "no vmulps with {1to16}"
+    cc -std=c11 -O2 -march=native -ffp-contract=fast -DTL_CONTRACT -S \
+        m.c -o f.s || fail "cc -S TL_CONTRACT"
+    grep -q 'vmulps.*{1to16}' f.s && fail "asm product under TL_CONTRACT"
+    grep -q 'vfmadd' f.s || fail "no FMA under TL_CONTRACT"
+fi
 exit 0

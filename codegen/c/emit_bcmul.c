@@ -1,0 +1,85 @@
+/*
+ * emit_bcmul.c - a product of 16 f32 lanes by one f32 read from memory
+ * and broadcast (`A[i, k] * B[k, j..j+16]`, the multiply of every
+ * register-blocked matmul and convolution), as one vmulps with an
+ * embedded broadcast ({1to16}) on AVX-512.
+ *
+ * Why: a vbroadcastss of its own into a zmm register runs on one of the
+ * FP pipes.  With the mul and the add separate (the default,
+ * -ffp-contract=off: the interpreter's rounding) the multiply pipes and
+ * the add pipes are both full in a matmul micro-kernel, and the
+ * broadcasts then take their cycles: on AMD Zen 4 an L1-resident 6x64
+ * tile ran at 94 GFLOP/s with them and 118 (the FMA peak) with the
+ * broadcast folded into the multiply, which the load unit does.  GCC
+ * folds a broadcast into its use only when it has one use, and the
+ * tile's rows use theirs 4 times, so the helper says it in asm.  The
+ * product is the same IEEE product: results do not change.
+ *
+ * With contraction (TDSL_FMA=1 compiles with -DTL_CONTRACT) the helper
+ * is the plain C product, which the compiler fuses with the add (there
+ * the broadcast runs beside the FMAs, on an add pipe).  So it is under
+ * the sanitizers (ASan checks the C load), without AVX-512, and where
+ * the compiler is neither GCC nor Clang.
+ */
+#include "codegen/c/cgc.h"
+#include "codegen/codegen_int.h"
+
+const char cgc_bcmul_helper[] =
+    "#if defined(__AVX512F__) && defined(__GNUC__) && "
+    "!defined(TL_CONTRACT) && \\\n"
+    "    !defined(__SANITIZE_ADDRESS__)\n"
+    "TL_HELPER tl_f32x16 tl_mulbc16(const float *p, tl_f32x16 v)\n"
+    "{\n"
+    "    tl_f32x16 r;\n"
+    "    __asm__(\"vmulps %1%{1to16%}, %2, %0\" : \"=v\"(r) : \"m\"(*p), "
+    "\"v\"(v));\n"
+    "    return r;\n"
+    "}\n"
+    "#else\n"
+    "TL_HELPER tl_f32x16 tl_mulbc16(const float *p, tl_f32x16 v)\n"
+    "{\n"
+    "    return tl_f32x16_bc(*p) * v;\n"
+    "}\n"
+    "#endif\n";
+
+/* The f32 load that broadcast e reads from, when e is a broadcast of
+ * one plain f32 element of a buffer in memory (not one held in
+ * registers by emit_reg.c), else NULL. */
+static const LExpr *bcast_load(const LExpr *e)
+{
+    const LExpr *l;
+
+    if (e->kind != LE_BROADCAST || e->type.lanes != 16)
+        return NULL;
+    l = e->a;
+    if (l->kind != LE_LOAD || l->nargs != 1 || l->type.dt != DT_F32 ||
+        l->type.lanes != 1 || l->var->type.dt != DT_F32 ||
+        cgc_reg_var(l->var))
+        return NULL;
+    return l;
+}
+
+int cgc_bcmul(TlBuf *b, const LExpr *e)
+{
+    const LExpr *l, *v;
+
+    if (e->kind != LE_BINARY || e->op != LO_MUL || e->type.dt != DT_F32 ||
+        e->type.lanes != 16)
+        return 0;
+    if ((l = bcast_load(e->a)))
+        v = e->b;
+    else if ((l = bcast_load(e->b)))
+        v = e->a;
+    else
+        return 0;
+    if (bcast_load(v))
+        return 0;       /* two broadcasts: a scalar product, let cc see it */
+    buf_puts(b, "tl_mulbc16(&");
+    cgc_name(b, l->var->name);
+    buf_putc(b, '[');
+    cgc_expr(b, l->args[0]);
+    buf_puts(b, "], ");
+    cgc_expr(b, v);
+    buf_putc(b, ')');
+    return 1;
+}
