@@ -20,6 +20,13 @@
  * the broadcast runs beside the FMAs, on an add pipe).  So it is under
  * the sanitizers (ASan checks the C load), without AVX-512, and where
  * the compiler is neither GCC nor Clang.
+ *
+ * TODO(issue 4): in tiles of few rows of many vectors (2x64, 3x128,
+ * 4x64) gcc reloads B's vectors for every row around the asm, and the
+ * loop is then bound by zmm loads: 83 -> 57 GFLOP/s for 2x64 (the
+ * bench's 6x64, 8x32, 6x32, 12x32 and conv2d's tile gain 20-45%).  A
+ * way to keep the loads shared, or a rule on the tile's shape, is
+ * left.  Vectors of 8 (ymm, {1to8}) were slower with it: not done.
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
