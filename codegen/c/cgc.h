@@ -210,6 +210,10 @@ TL_INTERNAL int cgc_reg_var(const LVar *v);
  * product e written as its call when e is one (returns 1), else 0. */
 TL_INTERNAL extern const char cgc_bcmul_helper[];
 TL_INTERNAL int cgc_bcmul(TlBuf *b, const LExpr *e);
+/* Around a loop's body: whether its products take the asm broadcast
+ * multiply (the previous setting returned, given back to restore). */
+TL_INTERNAL int cgc_bcmul_loop(const LStmt *body);
+TL_INTERNAL void cgc_bcmul_restore(int was);
 
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter

@@ -665,6 +665,7 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
     case LS_FOR: {
         const char *vn = st->var->name;
         size_t n = stage_len(vn);
+        int bc;
         if (n && (!outer || stage_len(outer) != n ||
                   strncmp(outer, vn, n))) {
             indent(b, ind);
@@ -707,7 +708,9 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         buf_puts(b, "; ");
         name(b, vn);
         buf_puts(b, "++) {\n");
+        bc = cgc_bcmul_loop(st->body);
         block_items(b, st->body, ind + 1, vn);
+        cgc_bcmul_restore(bc);
         indent(b, ind);
         buf_puts(b, "}\n");
         return;

@@ -21,12 +21,14 @@
  * the sanitizers (ASan checks the C load), without AVX-512, and where
  * the compiler is neither GCC nor Clang.
  *
- * TODO(issue 4): in tiles of few rows of many vectors (2x64, 3x128,
- * 4x64) gcc reloads B's vectors for every row around the asm, and the
- * loop is then bound by zmm loads: 83 -> 57 GFLOP/s for 2x64 (the
- * bench's 6x64, 8x32, 6x32, 12x32 and conv2d's tile gain 20-45%).  A
- * way to keep the loads shared, or a rule on the tile's shape, is
- * left.  Vectors of 8 (ymm, {1to8}) were slower with it: not done.
+ * In tiles of few rows of many vectors (2x64, 3x128, 4x64) gcc
+ * reloads B's vectors for every row around the asm, and the loop is
+ * then bound by zmm loads: 83 -> 57 GFLOP/s for 2x64, while 6x64,
+ * 8x32, 6x32, 12x32 and conv2d's tile gain 20-45%.  So a loop's
+ * products take the asm only when they broadcast more distinct
+ * elements than they multiply distinct vectors (rows > vectors: every
+ * measured shape on the right side of that line).  Vectors of 8 (ymm,
+ * {1to8}) were slower with it: not done.
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
@@ -66,12 +68,90 @@ static const LExpr *bcast_load(const LExpr *e)
     return l;
 }
 
+/* Whether the loop being emitted takes the asm product (cgc_bcmul_loop). */
+static int enabled = 1;
+
+/* The distinct broadcast loads and the distinct vectors they multiply
+ * in one loop's products (at most 64 of each are told apart). */
+typedef struct Count {
+    const LExpr *bc[64], *vec[64];
+    int nbc, nvec;
+} Count;
+
+static void count_one(const LExpr **set, int *n, const LExpr *e)
+{
+    for (int i = 0; i < *n; i++)
+        if (lir_expr_equal(set[i], e))
+            return;
+    if (*n < 64)
+        set[(*n)++] = e;
+}
+
+static void count_expr(Count *c, const LExpr *e)
+{
+    const LExpr *l;
+
+    if (!e)
+        return;
+    if (e->kind == LE_BINARY && e->op == LO_MUL && e->type.dt == DT_F32 &&
+        e->type.lanes == 16) {
+        if ((l = bcast_load(e->a)) && !bcast_load(e->b)) {
+            count_one(c->bc, &c->nbc, l);
+            count_one(c->vec, &c->nvec, e->b);
+        } else if ((l = bcast_load(e->b)) && !bcast_load(e->a)) {
+            count_one(c->bc, &c->nbc, l);
+            count_one(c->vec, &c->nvec, e->a);
+        }
+    }
+    count_expr(c, e->a);
+    count_expr(c, e->b);
+    count_expr(c, e->c);
+    for (int i = 0; i < e->nargs; i++)
+        count_expr(c, e->args[i]);
+}
+
+/* The products of st, not looking into loops inside it (each decides
+ * for itself when it is emitted). */
+static void count_stmt(Count *c, const LStmt *st)
+{
+    if (!st)
+        return;
+    count_expr(c, st->a);
+    count_expr(c, st->b);
+    for (int i = 0; i < st->nargs; i++)
+        count_expr(c, st->args[i]);
+    if (st->kind == LS_FOR)
+        return;
+    count_stmt(c, st->body);
+    count_stmt(c, st->orelse);
+    for (int i = 0; i < st->nitems; i++)
+        if (st->items[i]->kind != LS_FOR)
+            count_stmt(c, st->items[i]);
+}
+
+int cgc_bcmul_loop(const LStmt *body)
+{
+    int was = enabled;
+    Count c;
+
+    c.nbc = c.nvec = 0;
+    count_stmt(&c, body);
+    if (c.nbc)
+        enabled = c.nbc > c.nvec;
+    return was;
+}
+
+void cgc_bcmul_restore(int was)
+{
+    enabled = was;
+}
+
 int cgc_bcmul(TlBuf *b, const LExpr *e)
 {
     const LExpr *l, *v;
 
-    if (e->kind != LE_BINARY || e->op != LO_MUL || e->type.dt != DT_F32 ||
-        e->type.lanes != 16)
+    if (!enabled || e->kind != LE_BINARY || e->op != LO_MUL ||
+        e->type.dt != DT_F32 || e->type.lanes != 16)
         return 0;
     if ((l = bcast_load(e->a)))
         v = e->b;
