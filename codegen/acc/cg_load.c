@@ -220,6 +220,17 @@ int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k)
     return steps;
 }
 
+/* Piece of W long words a PE from the L1BM buffer at lb into space at
+ * dst, 4 long words a dist.L1. */
+static void put_dists(TlBuf *o, int64_t W, int64_t lb, int64_t span1,
+                      const char *space, int64_t dst)
+{
+    for (int64_t t = 0; t < W / 4; t++)
+        buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
+                   (long long)(lb + t * span1 * 4), space,
+                   (long long)(dst + 8 * t));
+}
+
 void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *at, const int64_t *W,
                           int64_t Wmax, const char *space,
@@ -248,11 +259,8 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
             if (q + 1 < n)
                 run_dma(o, m, at[q + 1], W[q + 1], kd,
                         base_of(off, nbm) + (1 - b) * top, tag);
-            for (int64_t t = 0; t < W[q] / 4; t++)
-                buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
-                           (long long)(base_of(off, 1) + b * lbsz +
-                                       t * span1 * 4), space,
-                           (long long)(dst[q] + 8 * t));
+            put_dists(o, W[q], base_of(off, 1) + b * lbsz, span1, space,
+                      dst[q]);
         }
         acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
         return;
@@ -284,11 +292,8 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                 tw--;
             }
         }
-        for (int64_t t = 0; t < W[q] / 4; t++)
-            buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+]\n",
-                       (long long)(base_of(off, 1) + b * lbsz +
-                                   t * span1 * 4), space,
-                       (long long)(dst[q] + 8 * t));
+        put_dists(o, W[q], base_of(off, 1) + b * lbsz, span1, space,
+                  dst[q]);
     }
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
 }
