@@ -68,43 +68,62 @@ const char *acc_dist_what(TlSession *s, const TlSchedDir *d)
     return res;
 }
 
+/* The next `distribute` of stage f's own chains after position (*c,
+ * *i), or NULL; start with *c = 0, *i = -1.  Both the check and the
+ * builder walk the directives through this, in the schedule's order. */
+static const TlSchedDir *next_dist(const TlSchedInfo *si, const TlFunc *f,
+                                   int *c, int *i)
+{
+    for (; *c < si->nchains; (*c)++, *i = -1) {
+        const TlSchedChain *ch = si->chains[*c];
+        if (ch->func != f || ch->npath)
+            continue;
+        while (++*i < ch->ndirs) {
+            const TlSchedDir *d = &ch->dirs[*i];
+            if (d->kind == SD_DISTRIBUTE && d->nargs >= 2)
+                return d;
+        }
+    }
+    return NULL;
+}
+
+/* Where a distribute's level name puts iterations: a level of m, or
+ * the sub-cycle lanes (`S`) or sub-words (`W`). */
+static int dist_level(const AccMachine *m, const char *name)
+{
+    int lv = acc_level_index(m, name);
+    return lv >= 0 ? lv : !strcmp(name, "S") ? ACC_DIST_S : ACC_DIST_W;
+}
+
 /* Every level of every distribute of stage f's chains: known to m,
  * named once.  The number of errors reported. */
 static int check_stage(TlSession *s, const AccMachine *m,
                        const TlSchedInfo *si, const TlFunc *f)
 {
     const char *seen[2 * ACC_MAX_LEVELS + 4];
-    int nseen = 0, errors = 0;
+    const TlSchedDir *d;
+    int nseen = 0, errors = 0, c = 0, i = -1;
 
-    for (int c = 0; c < si->nchains; c++) {
-        const TlSchedChain *ch = si->chains[c];
-        if (ch->func != f || ch->npath)
-            continue;
-        for (int i = 0; i < ch->ndirs; i++) {
-            const TlSchedDir *d = &ch->dirs[i];
-            if (d->kind != SD_DISTRIBUTE || d->nargs < 2)
+    while ((d = next_dist(si, f, &c, &i))) {
+        for (int j = 0; j < d->args[1].nitems; j++) {
+            const TlSchedArg *a = &d->args[1].items[j];
+            TlLoc at = a->expr ? a->expr->loc : d->loc;
+            int twice = 0;
+            if (!a->name)
                 continue;
-            for (int j = 0; j < d->args[1].nitems; j++) {
-                const TlSchedArg *a = &d->args[1].items[j];
-                TlLoc at = a->expr ? a->expr->loc : d->loc;
-                int twice = 0;
-                if (!a->name)
-                    continue;
-                if (!known_level(m, a->name)) {
-                    diag_error(s, at, DIAG_LAYOUT_LEVEL, m->name, a->name,
-                               level_names(s, m));
-                    errors++;
-                    continue;
-                }
-                for (int k = 0; k < nseen; k++)
-                    twice |= !strcmp(seen[k], a->name);
-                if (twice) {
-                    diag_error(s, at, DIAG_DIST_LEVEL_TWICE, a->name,
-                               f->name);
-                    errors++;
-                } else if (nseen < (int)(sizeof seen / sizeof *seen)) {
-                    seen[nseen++] = a->name;
-                }
+            if (!known_level(m, a->name)) {
+                diag_error(s, at, DIAG_LAYOUT_LEVEL, m->name, a->name,
+                           level_names(s, m));
+                errors++;
+                continue;
+            }
+            for (int k = 0; k < nseen; k++)
+                twice |= !strcmp(seen[k], a->name);
+            if (twice) {
+                diag_error(s, at, DIAG_DIST_LEVEL_TWICE, a->name, f->name);
+                errors++;
+            } else if (nseen < (int)(sizeof seen / sizeof *seen)) {
+                seen[nseen++] = a->name;
             }
         }
     }
@@ -156,7 +175,9 @@ int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
                    const TlFunc *f, const int64_t *shape, AccDist *out)
 {
     const char **names;
+    const TlSchedDir *d;
     int64_t per[ACC_LAYOUT_MAX_RANK];
+    int c = 0, i = -1;
     TlBuf b;
 
     memset(out, 0, sizeof *out);
@@ -169,80 +190,66 @@ int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
     names = acc_layout_axis_names(s, f);
     buf_init(&b);
     buf_putc(&b, '[');
-    for (int c = 0; c < si->nchains; c++) {
-        const TlSchedChain *ch = si->chains[c];
-        if (ch->func != f || ch->npath)
-            continue;
-        for (int i = 0; i < ch->ndirs; i++) {
-            const TlSchedDir *d = &ch->dirs[i];
-            int ax;
-            if (d->kind != SD_DISTRIBUTE || d->nargs < 2)
-                continue;
-            if (!out->first) {
-                out->first = d;
-                out->what = acc_dist_what(s, d);
-            }
-            ax = axis_of(f, d->args[0].var);
-            if (ax < 0 && reduces_over(f, d->args[0].var)) {
-                /* A reduced variable: the routes that reduce check
-                 * it themselves (cg_red_lay.c), the planner deals
-                 * that variable; not part of the result's layout. */
-                for (int j = 0; j < d->args[1].nitems; j++) {
-                    const char *ln = d->args[1].items[j].name;
-                    int lv = acc_level_index(m, ln);
-                    if (out->n < ACC_DIST_MAX) {
-                        out->axis[out->n] = -1;
-                        out->var[out->n] = d->args[0].var;
-                        out->level[out->n] = lv >= 0 ? lv
-                                             : !strcmp(ln, "S") ? ACC_DIST_S
-                                                                : ACC_DIST_W;
-                        out->n++;
-                    }
-                }
-                continue;
-            }
-            if (ax < 0) {
-                diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
-                           arena_printf(&s->arena, "%s of stage '%s', "
-                                        "whose loop '%s' is not an axis of "
-                                        "its result (accel deals the "
-                                        "stage's own index variables)",
-                                        acc_dist_what(s, d), f->name,
-                                        d->args[0].var
-                                            ? d->args[0].var->name : "?"));
-                buf_free(&b);
-                return -1;
-            }
+    while ((d = next_dist(si, f, &c, &i))) {
+        int ax;
+        if (!out->first) {
+            out->first = d;
+            out->what = acc_dist_what(s, d);
+        }
+        ax = axis_of(f, d->args[0].var);
+        if (ax < 0 && reduces_over(f, d->args[0].var)) {
+            /* A reduced variable: the routes that reduce check it
+             * themselves (cg_red_lay.c), the planner deals that
+             * variable; not part of the result's layout. */
             for (int j = 0; j < d->args[1].nitems; j++) {
-                const char *ln = d->args[1].items[j].name;
-                int lv = acc_level_index(m, ln);
-                int64_t n = lv >= 0 ? m->level[lv].fanout
-                            : !strcmp(ln, "S") ? 4
-                            : f->dtype == DT_F16 || f->dtype == DT_BF16 ? 4
-                            : f->dtype == DT_F64 ? 1 : 2;
-                per[ax] *= n;
                 if (out->n < ACC_DIST_MAX) {
-                    out->axis[out->n] = ax;
+                    out->axis[out->n] = -1;
                     out->var[out->n] = d->args[0].var;
-                    out->level[out->n] = lv >= 0 ? lv
-                                         : !strcmp(ln, "S") ? ACC_DIST_S
-                                                            : ACC_DIST_W;
+                    out->level[out->n] =
+                        dist_level(m, d->args[1].items[j].name);
                     out->n++;
                 }
-                buf_printf(&b, "%s%s@%s", b.len > 1 ? ", " : "", names[ax],
-                           ln);
             }
-            if (shape && shape[ax] >= 0 && shape[ax] % per[ax]) {
-                diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
-                           arena_printf(&s->arena, "%s of stage '%s' over "
-                                        "%lld iterations, not a multiple "
-                                        "of the %lld places it deals them "
-                                        "to,", acc_dist_what(s, d),
-                                        f->name, (long long)shape[ax],
-                                        (long long)per[ax]));
-                buf_free(&b);
-                return -1;
+            continue;
+        }
+        if (ax < 0) {
+            diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
+                       arena_printf(&s->arena, "%s of stage '%s', whose "
+                                    "loop '%s' is not an axis of its "
+                                    "result (accel deals the stage's own "
+                                    "index variables)",
+                                    acc_dist_what(s, d), f->name,
+                                    d->args[0].var
+                                        ? d->args[0].var->name : "?"));
+            buf_free(&b);
+            return -1;
+        }
+        for (int j = 0; j < d->args[1].nitems; j++) {
+            const char *ln = d->args[1].items[j].name;
+            int lv = dist_level(m, ln);
+            int64_t n = lv >= 0 ? m->level[lv].fanout
+                        : lv == ACC_DIST_S ? 4
+                        : f->dtype == DT_F16 || f->dtype == DT_BF16 ? 4
+                        : f->dtype == DT_F64 ? 1 : 2;
+            per[ax] *= n;
+            if (out->n < ACC_DIST_MAX) {
+                out->axis[out->n] = ax;
+                out->var[out->n] = d->args[0].var;
+                out->level[out->n] = lv;
+                out->n++;
             }
+            buf_printf(&b, "%s%s@%s", b.len > 1 ? ", " : "", names[ax], ln);
+        }
+        if (shape && shape[ax] >= 0 && shape[ax] % per[ax]) {
+            diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
+                       arena_printf(&s->arena, "%s of stage '%s' over "
+                                    "%lld iterations, not a multiple of "
+                                    "the %lld places it deals them to,",
+                                    acc_dist_what(s, d), f->name,
+                                    (long long)shape[ax],
+                                    (long long)per[ax]));
+            buf_free(&b);
+            return -1;
         }
     }
     buf_putc(&b, ']');
