@@ -86,32 +86,6 @@ static const Bind *lookup(const Simp *S, const LVar *var)
  * Integer arithmetic of the language (SPEC 8.5)
  * ==================================================================== */
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q;
-
-    if (b == 0)
-        return 0;
-    if (b == -1)
-        return (int64_t)(0 - (uint64_t)a);
-    q = a / b;
-    if (a % b != 0 && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t floor_mod(int64_t a, int64_t b)
-{
-    int64_t r;
-
-    if (b == 0 || b == -1)
-        return 0;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
 static int64_t fold_int(LOp op, TlDType dt, int64_t x, int64_t y)
 {
     uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
@@ -134,8 +108,8 @@ static int64_t fold_int(LOp op, TlDType dt, int64_t x, int64_t y)
     case LO_ADD: return lir_wrap_int(dt, (int64_t)(ux + uy));
     case LO_SUB: return lir_wrap_int(dt, (int64_t)(ux - uy));
     case LO_MUL: return lir_wrap_int(dt, (int64_t)(ux * uy));
-    case LO_DIV: return lir_wrap_int(dt, floor_div(x, y));
-    case LO_MOD: return lir_wrap_int(dt, floor_mod(x, y));
+    case LO_DIV: return lir_wrap_int(dt, tl_floor_div(x, y));
+    case LO_MOD: return lir_wrap_int(dt, tl_floor_mod(x, y));
     case LO_MIN: return y < x ? y : x;
     case LO_MAX: return y > x ? y : x;
     case LO_EQ: return x == y;
@@ -239,10 +213,10 @@ static int range_op(LOp op, TlDType dt, Range ra, Range rb, Range *out)
          * fixed sign of x, moves one way with d. */
         if (rb.lo <= 0)
             return 0;
-        c[0] = floor_div(ra.lo, rb.lo);
-        c[1] = floor_div(ra.lo, rb.hi);
-        c[2] = floor_div(ra.hi, rb.lo);
-        c[3] = floor_div(ra.hi, rb.hi);
+        c[0] = tl_floor_div(ra.lo, rb.lo);
+        c[1] = tl_floor_div(ra.lo, rb.hi);
+        c[2] = tl_floor_div(ra.hi, rb.lo);
+        c[3] = tl_floor_div(ra.hi, rb.hi);
         out->lo = min64(c[0], c[1]);
         out->hi = max64(c[2], c[3]);
         break;
@@ -619,8 +593,8 @@ static LExpr *div_rules(Simp *S, LExpr *e, int64_t c)
     p = exact_div(S, a, c);
     if (p)
         return p;
-    if (floor_div(ra.lo, c) == floor_div(ra.hi, c))
-        return int_of(S, t, floor_div(ra.lo, c));
+    if (tl_floor_div(ra.lo, c) == tl_floor_div(ra.hi, c))
+        return int_of(S, t, tl_floor_div(ra.lo, c));
     p = split_by(S, e, c);
     if (p != e)
         return p;

@@ -127,33 +127,6 @@ void itp_store(TlDType dt, void *p, ItpVal v)
         tl_dt_store_i64(dt, p, v.i);
 }
 
-/* Floor division and modulo (sign of the divisor); by zero 0. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q;
-
-    if (b == 0)
-        return 0;
-    if (b == -1)                /* INT64_MIN / -1 wraps */
-        return (int64_t)(0 - (uint64_t)a);
-    q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0)))
-        q--;
-    return q;
-}
-
-static int64_t floor_mod(int64_t a, int64_t b)
-{
-    int64_t r;
-
-    if (b == 0 || b == -1)
-        return 0;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
 /* Python's float modulo: exact fmod, moved to the divisor's sign. */
 static double float_mod(double a, double b)
 {
@@ -275,8 +248,8 @@ static ItpVal int_binary(ItpOp op, TlDType dt, int64_t a, int64_t b)
     case I_ADD: r.i = itp_wrap(dt, (int64_t)(ua + ub)); break;
     case I_SUB: r.i = itp_wrap(dt, (int64_t)(ua - ub)); break;
     case I_MUL: r.i = itp_wrap(dt, (int64_t)(ua * ub)); break;
-    case I_DIV: r.i = itp_wrap(dt, floor_div(a, b)); break;
-    case I_MOD: r.i = itp_wrap(dt, floor_mod(a, b)); break;
+    case I_DIV: r.i = itp_wrap(dt, tl_floor_div(a, b)); break;
+    case I_MOD: r.i = itp_wrap(dt, tl_floor_mod(a, b)); break;
     case I_EQ: r.i = a == b; break;
     case I_NE: r.i = a != b; break;
     case I_LT: r.i = a < b; break;

@@ -53,3 +53,29 @@ int dt_is_unsigned(TlDType t)
 {
     return dt_is_int(t) && !dtypes[t].is_signed;
 }
+
+int64_t tl_floor_div(int64_t a, int64_t b)
+{
+    int64_t q;
+
+    if (b == 0)
+        return 0;
+    if (b == -1)
+        return (int64_t)(0 - (uint64_t)a);
+    q = a / b;
+    if (a % b != 0 && (a < 0) != (b < 0))
+        q--;
+    return q;
+}
+
+int64_t tl_floor_mod(int64_t a, int64_t b)
+{
+    int64_t r;
+
+    if (b == 0 || b == -1)
+        return 0;
+    r = a % b;
+    if (r != 0 && (r < 0) != (b < 0))
+        r += b;
+    return r;
+}

@@ -648,6 +648,13 @@ void tl_dt_store_u64(TlDType dt, void *p, uint64_t v);
 /* The float -> integer rule above, for integer dtype dt (bool: != 0). */
 int64_t tl_f64_to_int(TlDType dt, double v);
 
+/* Integer / and % of the language: floor division, the remainder with
+ * the divisor's sign; by zero both give 0, and INT64_MIN / -1 wraps
+ * (never undefined behaviour).  The interpreter, the simplifier and
+ * the symbolic shapes all fold with these. */
+int64_t tl_floor_div(int64_t a, int64_t b);
+int64_t tl_floor_mod(int64_t a, int64_t b);
+
 /* A new packed tensor holding t converted to dtype `to` by the rules
  * above (a copy even when the dtype is the same). */
 TlTensor *tl_tensor_cast(const TlTensor *t, TlDType to);

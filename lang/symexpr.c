@@ -204,23 +204,6 @@ static TlSymExpr *opaque(TlArena *a, TlSymAtomKind kind,
     return atom_expr(a, at, 1);
 }
 
-/* Floor division and modulo with the sign of the divisor (d != 0). */
-static int64_t floor_div(int64_t n, int64_t d)
-{
-    int64_t q = n / d;
-    if ((n % d != 0) && ((n < 0) != (d < 0)))
-        q--;
-    return q;
-}
-
-static int64_t floor_mod(int64_t n, int64_t d)
-{
-    int64_t r = n % d;
-    if (r != 0 && ((r < 0) != (d < 0)))
-        r += d;
-    return r;
-}
-
 TlSymExpr *sym_mul(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
 {
     int64_t k;
@@ -273,7 +256,7 @@ TlSymExpr *sym_div(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
     if (k == 1)
         return (TlSymExpr *)x;
     if (tl_sym_const(x, &c))
-        return sym_const(a, floor_div(c, k));
+        return sym_const(a, tl_floor_div(c, k));
     /* When k divides every coefficient, floor((k*q + c) / k) is
      * q + floor(c / k) exactly. */
     for (int i = 0; i < x->n; i++)
@@ -285,7 +268,7 @@ TlSymExpr *sym_div(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
             e->t[i].coef = x->t[i].coef / k;
             e->t[i].atom = x->t[i].atom;
         }
-        e->c = floor_div(x->c, k);
+        e->c = tl_floor_div(x->c, k);
         return e;
     }
 }
@@ -303,14 +286,14 @@ TlSymExpr *sym_mod(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
     if (k == 0)
         return NULL;
     if (tl_sym_const(x, &c))
-        return k == -1 ? sym_const(a, 0) : sym_const(a, floor_mod(c, k));
+        return k == -1 ? sym_const(a, 0) : sym_const(a, tl_floor_mod(c, k));
     if (k < 0)
         return opaque(a, SYM_MOD, x, y);
     /* Reduce coefficients and constant modulo k; terms that vanish
      * are multiples of k and do not change the result. */
     r = new_expr(a, x->n);
     for (int i = 0; i < x->n; i++) {
-        int64_t m = floor_mod(x->t[i].coef, k);
+        int64_t m = tl_floor_mod(x->t[i].coef, k);
         if (m) {
             r->t[n].coef = m;
             r->t[n].atom = x->t[i].atom;
@@ -318,7 +301,7 @@ TlSymExpr *sym_mod(TlArena *a, const TlSymExpr *x, const TlSymExpr *y)
         }
     }
     r->n = n;
-    r->c = floor_mod(x->c, k);
+    r->c = tl_floor_mod(x->c, k);
     if (n == 0)
         return r;
     return opaque(a, SYM_MOD, r, y);
@@ -672,7 +655,7 @@ int tl_sym_eval(const TlSymExpr *e, TlSymLookup lookup, void *ctx,
             case SYM_MOD:
                 if (y == 0 || (x == INT64_MIN && y == -1))
                     return -1;
-                v = at->kind == SYM_DIV ? floor_div(x, y) : floor_mod(x, y);
+                v = at->kind == SYM_DIV ? tl_floor_div(x, y) : tl_floor_mod(x, y);
                 break;
             case SYM_MIN: v = x < y ? x : y; break;
             case SYM_MAX: v = x > y ? x : y; break;

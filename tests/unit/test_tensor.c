@@ -466,6 +466,20 @@ static void expect_print(TlTensor *t, const TlPrintOpts *o,
 
 /* The expected texts are numpy 1.24's print() of the same arrays, with
  * our header line and true/false for booleans. */
+/* The language's integer / and %: floor, the divisor's sign, never UB. */
+static void test_floor_div(void)
+{
+    CHECK(tl_floor_div(7, 2) == 3 && tl_floor_mod(7, 2) == 1);
+    CHECK(tl_floor_div(-7, 2) == -4 && tl_floor_mod(-7, 2) == 1);
+    CHECK(tl_floor_div(7, -2) == -4 && tl_floor_mod(7, -2) == -1);
+    CHECK(tl_floor_div(-7, -2) == 3 && tl_floor_mod(-7, -2) == -1);
+    CHECK(tl_floor_div(-6, 3) == -2 && tl_floor_mod(-6, 3) == 0);
+    CHECK(tl_floor_div(5, 0) == 0 && tl_floor_mod(5, 0) == 0);
+    CHECK(tl_floor_div(INT64_MIN, -1) == INT64_MIN);
+    CHECK(tl_floor_mod(INT64_MIN, -1) == 0);
+    CHECK(tl_floor_div(INT64_MIN, 2) == INT64_MIN / 2);
+}
+
 static void test_print(void)
 {
     int64_t s23[] = {2, 3}, s4[] = {4}, s222[] = {2, 2, 2};
@@ -578,6 +592,7 @@ int main(void)
     test_slice_table();
     test_slice();
     test_casts();
+    test_floor_div();
     test_print();
     if (check_done())
         return 1;
