@@ -655,7 +655,8 @@ int tl_sym_eval(const TlSymExpr *e, TlSymLookup lookup, void *ctx,
             case SYM_MOD:
                 if (y == 0 || (x == INT64_MIN && y == -1))
                     return -1;
-                v = at->kind == SYM_DIV ? tl_floor_div(x, y) : tl_floor_mod(x, y);
+                v = at->kind == SYM_DIV ? tl_floor_div(x, y)
+                                        : tl_floor_mod(x, y);
                 break;
             case SYM_MIN: v = x < y ? x : y; break;
             case SYM_MAX: v = x > y ? x : y; break;
