@@ -470,6 +470,9 @@ LFunc *lir_partition_loops(TlSession *s, LFunc *f);
  * where the guard's terms bound its variable independently of inner
  * loops, and drops those terms. */
 LFunc *lir_infer_bounds(TlSession *s, LFunc *f);
+/* The same before partitioning, for serial loops around unrolled or
+ * vectorized loops only (a register tile's reduction loop). */
+LFunc *lir_bound_tile_loops(TlSession *s, LFunc *f);
 
 /* pass_unroll.c.  Replaces each `unrolled` loop with constant bounds
  * (at most 64 iterations) by copies of its body, one per value. */

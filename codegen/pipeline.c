@@ -36,6 +36,7 @@ static LFunc *run_accum(TlSession *s, LFunc *f)
 static const LPass passes[] = {
     {"flatten", lir_flatten, 1},
     {"simplify", run_simplify, 1},
+    {"bound_tiles", lir_bound_tile_loops, 1},
     {"partition", lir_partition_loops, 1},
     {"bounds", lir_infer_bounds, 1},
     {"simplify", run_simplify, 1},
