@@ -177,6 +177,35 @@ TL_INTERNAL void acc_trace_add(AccTrack *t, int64_t lo, int64_t hi,
                                int state);
 TL_INTERNAL void acc_trace_free(AccTrace *tr);
 
+/* The issue state the simulator and the timer share (acc_issue.c):
+ * the rules by which a bundle issues and DMA occupies the channels. */
+typedef struct AccIssue {
+    int64_t slot_free[ACC_SLOT__MAX];   /* first step a slot is free */
+    int64_t next_dma_step;
+    int64_t chan_free[1024];            /* by DRAM channel, cycles */
+    int64_t tag_done[256];              /* cycle a tag's DMAs are all done */
+} AccIssue;
+
+/* The step a bundle of ops[0..n) issues at, reached at step s: the
+ * latest of s, its slots free (*busy), the DMA issue interval (*dma)
+ * and its waits' tags landed (*wait). */
+TL_INTERNAL int64_t acc_issue_step(const AccIssue *q, const AccMachine *m,
+                                   int64_t s, const AccOp *ops, int n,
+                                   int64_t *busy, int64_t *dma,
+                                   int64_t *wait);
+/* Op issued at step s holds its slot occ steps (and a DMA op the DMA
+ * issue interval). */
+TL_INTERNAL void acc_issue_op(AccIssue *q, const AccMachine *m,
+                              const AccOp *op, int64_t s, int64_t occ);
+/* DMA op's long words vol[ch] (acc_dma_volumes) on the channels from
+ * cycle cyc: the cycle its last word lands (its tag's done cycle
+ * raised to it); each channel's busy span in start[ch], len[ch] when
+ * start is not NULL; the words added to *words. */
+TL_INTERNAL int64_t acc_issue_dma(AccIssue *q, const AccMachine *m,
+                                  const AccOp *op, const int64_t *vol,
+                                  int64_t cyc, int64_t *start,
+                                  int64_t *len, int64_t *words);
+
 struct AccSim {
     TlSession *s;
     const AccMachine *m;
@@ -200,10 +229,7 @@ struct AccSim {
     AccReady *rd_bm[ACC_MAX_LEVELS + 1];
     /* Timing. */
     int64_t step;                    /* the step being issued */
-    int64_t slot_free[ACC_SLOT__MAX];   /* first step a slot is free */
-    int64_t next_dma_step;
-    int64_t *chan_free;              /* [dram_channels], cycles */
-    int64_t tag_done[256];           /* cycle a tag's DMAs are all done */
+    AccIssue q;                      /* slots, DMA issue, channels, tags */
     int32_t cur_b;                   /* bundle index being run */
     AccPending *pending;
     int npending, cappending;

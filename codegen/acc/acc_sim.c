@@ -76,7 +76,6 @@ AccSim *acc_sim_new(TlSession *s, const AccProgram *p, int strict)
     }
     sim->dram_pages = (m->dram_words + PAGE_LW - 1) / PAGE_LW;
     sim->dram = tl_xcalloc((size_t)sim->dram_pages, sizeof *sim->dram);
-    sim->chan_free = tl_xcalloc((size_t)m->dram_channels, 8);
     for (int i = 0; i < ACC_MAX_SRC; i++)
         sim->opv[i] = tl_xcalloc((size_t)(sim->npe * 8), 8);
     for (int i = 0; i < ACC_SLOT__MAX; i++) {
@@ -111,7 +110,6 @@ void acc_sim_free(AccSim *sim)
     for (int64_t i = 0; i < sim->dram_pages; i++)
         free(sim->dram[i]);
     free(sim->dram);
-    free(sim->chan_free);
     free(sim->pending);
     acc_trace_free(sim->trace);
     for (int i = 0; i < ACC_MAX_SRC; i++)
@@ -490,33 +488,15 @@ int64_t acc_op_steps(const AccMachine *m, const AccOp *op)
     }
 }
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* Runs one bundle (ops may be a copy with rep offsets applied).
  * Returns 1 at halt, -1 after an error, else 0. */
 static int run_bundle(AccSim *sim, const AccOp *ops, int n)
 {
     const AccMachine *m = sim->m;
     int64_t s = sim->step;
-    int64_t busy = s, dma = s, wait = s;
-    for (int i = 0; i < n; i++) {
-        const AccOp *op = &ops[i];
-        if (sim->slot_free[op->slot] > busy)
-            busy = sim->slot_free[op->slot];
-        if (op->slot == ACC_SLOT_DMA && sim->next_dma_step > dma)
-            dma = sim->next_dma_step;
-        if (op->opc == ACC_OP_WAIT) {
-            int64_t w = ceil_div(sim->tag_done[op->tag], m->step_cycles);
-            if (w > wait)
-                wait = w;
-        }
-    }
-    int64_t issue = busy > dma ? busy : dma;
-    if (wait > issue)
-        issue = wait;
+    int64_t busy, dma, wait;
+    int64_t issue = acc_issue_step(&sim->q, m, s, ops, n, &busy, &dma,
+                                   &wait);
     if (issue > s) {
         /* Attribute the stall to its largest cause. */
         if (wait == issue)
@@ -532,7 +512,8 @@ static int run_bundle(AccSim *sim, const AccOp *ops, int n)
                           ACC_TS_STALL);
             for (int i = 0; i < n; i++) {
                 int sl = ops[i].slot;
-                int64_t lo = sim->slot_free[sl] > s ? sim->slot_free[sl] : s;
+                int64_t lo = sim->q.slot_free[sl] > s ? sim->q.slot_free[sl]
+                                                      : s;
                 if (sl != ACC_SLOT_CTL)
                     acc_trace_add(&sim->trace->slot[sl], lo * c, issue * c,
                                   ACC_TS_STALL);
@@ -578,16 +559,13 @@ static int run_bundle(AccSim *sim, const AccOp *ops, int n)
     for (int i = 0; i < n; i++) {
         const AccOp *op = &ops[i];
         int64_t occ = acc_op_steps(m, op);
-        if (op->slot == ACC_SLOT_DMA) {
-            sim->next_dma_step = s + m->dma_issue_steps;
-        } else if (op->slot != ACC_SLOT_CTL) {
+        if (op->slot != ACC_SLOT_DMA && op->slot != ACC_SLOT_CTL)
             acc_commit(sim, op, &sim->stage[op->slot], occ);
-        }
         if (op->opc == ACC_OP_NOP)
             nsteps = op->nsteps;
         noforward |= op->opc == ACC_OP_NOFORWARD;
         halt |= op->opc == ACC_OP_HALT;
-        sim->slot_free[op->slot] = s + occ;
+        acc_issue_op(&sim->q, m, op, s, occ);
         if (op->slot != ACC_SLOT_CTL)
             sim->st.busy[op->slot] += occ;
         if (op->slot != ACC_SLOT_CTL && sim->trace)
@@ -655,7 +633,7 @@ int acc_sim_run(AccSim *sim)
     sim->st.steps = sim->step;
     sim->st.cycles = sim->step * m->step_cycles;
     for (int i = 0; i < 256; i++)
-        if (sim->tag_done[i] > sim->st.cycles)
-            sim->st.cycles = sim->tag_done[i];
+        if (sim->q.tag_done[i] > sim->st.cycles)
+            sim->st.cycles = sim->q.tag_done[i];
     return rc < 0 ? -1 : 0;
 }

@@ -329,22 +329,16 @@ void acc_exec_dma(AccSim *sim, const AccOp *op)
     if (is_red(opc))
         dram_rw(sim, op->dst[0].addr, buf, n, 1);
     free(buf);
-    int64_t done = cyc;
-    for (int ch = 0; ch < m->dram_channels && ch < 1024; ch++) {
-        if (!vol[ch])
-            continue;
-        int64_t start = cyc > sim->chan_free[ch] ? cyc : sim->chan_free[ch];
-        int64_t x = (int64_t)ceil((double)vol[ch] / m->dram_bw - 1e-9);
-        sim->chan_free[ch] = start + x;
-        if (sim->trace && ch < sim->trace->nchan)
-            acc_trace_add(&sim->trace->chan[ch], start, start + x,
-                          ACC_TS_BUSY);
-        if (start + x + m->dma_latency > done)
-            done = start + x + m->dma_latency;
-        sim->st.dram_words[up] += vol[ch];
-    }
-    if (done > sim->tag_done[op->tag])
-        sim->tag_done[op->tag] = done;
+    int64_t *start = sim->trace ? tl_xcalloc(2048, sizeof *start) : NULL;
+    int64_t done = acc_issue_dma(&sim->q, m, op, vol, cyc, start,
+                                 start ? start + 1024 : NULL,
+                                 &sim->st.dram_words[up]);
+    for (int ch = 0; start && ch < m->dram_channels && ch < 1024 &&
+                     ch < sim->trace->nchan; ch++)
+        if (start[1024 + ch])
+            acc_trace_add(&sim->trace->chan[ch], start[ch],
+                          start[ch] + start[1024 + ch], ACC_TS_BUSY);
+    free(start);
     int64_t ready = (done + m->step_cycles - 1) / m->step_cycles;
     if (up) {
         /* Forget landed writes, then remember this one. */

@@ -6,12 +6,17 @@
  * simulator's exactly.  The programs: every op kind once (test), a
  * `.rep` stream kept compressed (tiny), DMA ops of every kind over the
  * channels of mn2 with waits between them and transfers that hold
- * their slot for several steps, and a halt before the end.
+ * their slot for several steps, and a halt before the end; and mn2's
+ * DMA program again on a machine file whose DRAM moves 1.5 long words
+ * a cycle (the timer once divided by the bandwidth truncated to a
+ * whole number: 1, and 0 below 1).
  */
 #include "codegen/acc/acc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -83,11 +88,32 @@ static const char *const progs[] = {
     "nop/100\n",
 };
 
-static void same(int i, const char *text)
+static void same_on(int i, const char *text, const char *machine)
 {
     TlSession *s = tl_session_new();
     int f = tl_add_source(s, "t.s", text, strlen(text));
-    AccProgram *p = acc_assemble(s, f, NULL, 1);
+    const AccMachine *m = NULL;
+    AccProgram *p;
+
+    if (machine) {
+        char path[] = "/tmp/tdsl_acc_time_XXXXXX";
+        int fd = mkstemp(path);
+        TlBuf err;
+        CHECK(fd >= 0);
+        if (fd < 0) {
+            tl_session_free(s);
+            return;
+        }
+        CHECK(write(fd, machine, strlen(machine)) ==
+              (ssize_t)strlen(machine));
+        close(fd);
+        buf_init(&err);
+        m = acc_machine_load(s, path, &err);
+        unlink(path);
+        CHECK(m != NULL);
+        buf_free(&err);
+    }
+    p = acc_assemble(s, f, m, 1);
     AccTiming t;
     AccSim *sim;
     const AccStats *st;
@@ -119,9 +145,19 @@ static void same(int i, const char *text)
     tl_session_free(s);
 }
 
+static void same(int i, const char *text)
+{
+    same_on(i, text, NULL);
+}
+
 int main(void)
 {
+    const char *last = progs[sizeof progs / sizeof *progs - 1];
+
     for (size_t i = 0; i < sizeof progs / sizeof *progs; i++)
         same((int)i, progs[i]);
+    /* The last program without its `.machine`, on mn2 with slow DRAM. */
+    same_on(99, strchr(last, '\n') + 1,
+            "base = mn2\nname = slow\ndram_bw = 1.5\n");
     return check_done();
 }
