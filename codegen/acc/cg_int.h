@@ -66,6 +66,11 @@ typedef struct AccCgProgram {
     struct AccPlan *plan;
     int nconv;
     TlBuf bare;
+    /* The route's own model of the program in cycles, when it chose
+     * its shape by one (the matmul route, cg_mm_plan.c), else 0: what
+     * the planner sets beside the program for the stage it does not
+     * plan itself. */
+    double est_cycles;
 } AccCgProgram;
 
 /* --- shared by the routes (cg_elem.c, cg_load.c) --------------------- */

@@ -719,6 +719,7 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     x.KT = (x.K + x.Nc - 1) / x.Nc;
     if (acc_cg_mm_plan(&x))
         return -1;
+    p->est_cycles = acc_cg_mm_estimate(&x);
     build_maps(&x);
     build_omap(&x);
     emit(&x);

@@ -89,6 +89,9 @@ int64_t acc_cg_mm_b_pes(const AccCgMm *x);
 /* Long words of B's image before set v's, of A's before chunk mc's. */
 int64_t acc_cg_mm_b_off(const AccCgMm *x, int64_t v);
 int64_t acc_cg_mm_a_off(const AccCgMm *x, int64_t mc);
+/* The estimate of the chosen shape's program in cycles (its busiest
+ * resource per pair: what chose the shape). */
+double acc_cg_mm_estimate(const AccCgMm *x);
 /* Chooses the shape (the cheapest by the estimate of the program) and
  * places the images in DRAM: 0, or -1 after reporting. */
 int acc_cg_mm_plan(AccCgMm *x);

@@ -399,6 +399,11 @@ static double estimate(const AccCgMm *x)
     return (double)x->NMC * (a + (double)x->JV * (b + tiles + red));
 }
 
+double acc_cg_mm_estimate(const AccCgMm *x)
+{
+    return estimate(x) * x->g.m->step_cycles;
+}
+
 /* The level that splits k (the cheapest by estimate) and the rest. */
 int acc_cg_mm_plan(AccCgMm *x)
 {

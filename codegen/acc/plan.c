@@ -311,8 +311,35 @@ void acc_plan_totals(const AccPlan *cp, int naive, AccPlanTotals *out)
     out->program_conv = !naive && p->has_bare
                             ? p->prog.cycles - p->bare.cycles : 0;
     out->route = !naive && p->has_prog ? p->prog_route : NULL;
-    if (!naive && p->has_prog)
+    out->model = -1;
+    if (!naive && p->has_prog) {
         out->timing = p->prog;
+        out->model_own = !p->followed || p->followed == p;
+        out->model_parts = 1;
+        out->model_of = out->model_own ? "the plan above"
+                                       : "the route's own plan (its "
+                                         "layouts and distributions)";
+        if (p->route_model > 0) {
+            out->model_own = 0;
+            out->model_parts = 0;
+            out->model = p->route_model;
+            out->model_of = arena_printf(&p->s->arena, "the %s route's "
+                                         "model of its shape",
+                                         p->prog_route);
+        } else if (out->model_own) {
+            out->model = out->total;
+            out->model_compute = out->compute;
+            out->model_conv = out->conv;
+            out->model_io = out->io;
+        } else {
+            AccPlanTotals f;
+            acc_plan_totals(p->followed, 0, &f);
+            out->model = f.total;
+            out->model_compute = f.compute;
+            out->model_conv = f.conv;
+            out->model_io = f.io;
+        }
+    }
     if (naive) {
         p->fixed = 0;
         for (int i = 0; i < p->nt; i++)
@@ -331,6 +358,16 @@ void acc_plan_set_program(AccPlan *p, const char *route,
     p->has_bare = bare != NULL;
     if (bare)
         p->bare = *bare;
+}
+
+void acc_plan_set_followed(AccPlan *p, const AccPlan *followed)
+{
+    p->followed = followed;
+}
+
+void acc_plan_set_route_model(AccPlan *p, double cycles)
+{
+    p->route_model = cycles;
 }
 
 /* ====================================================================
@@ -459,8 +496,14 @@ void acc_plan_explain(TlBuf *out, const AccPlan *cp)
         if (p->has_bare)
             buf_printf(out, "; its conversions %lld",
                        (long long)a.program_conv);
-        buf_printf(out, "); the model above is %.2fx of it\n",
-                   a.total / (double)(a.program > 0 ? a.program : 1));
+        buf_puts(out, ")\n");
+        buf_printf(out, "model: %.0f cycles", a.model);
+        if (a.model_parts)
+            buf_printf(out, " (compute %.0f, conversions %.0f, DRAM "
+                       "in/out %.0f)", a.model_compute, a.model_conv,
+                       a.model_io);
+        buf_printf(out, " for %s, %.2fx of the program\n", a.model_of,
+                   a.model / (double)(a.program > 0 ? a.program : 1));
     } else {
         buf_puts(out, "program: none (no route of code generation "
                  "compiles this kernel for these sizes)\n");

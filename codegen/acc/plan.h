@@ -46,6 +46,16 @@ typedef struct AccPlanTotals {
                              * against the same without them), or 0 */
     const char *route;      /* the route that emitted it */
     AccTiming timing;       /* the program's figures */
+    /* The cost model's total for the plan the program follows (the
+     * route's own plan when it has one, cg_pipe_lay.c and
+     * cg_elem_lay.c: its layouts and distributions, conversions
+     * included; else this plan), and its parts; model < 0 when no
+     * program is attached.  This is the model to set beside the
+     * program: tests/cli/accel_plan_model.sh keeps it within 20%. */
+    double model, model_compute, model_conv, model_io;
+    int model_own;          /* 1: the model of this plan itself */
+    int model_parts;        /* 1: the parts above are known */
+    const char *model_of;   /* what the model is of, in words */
 } AccPlanTotals;
 
 /* Builds and solves the plan of kernel k on machine m.  sizes[i] is the
@@ -85,6 +95,14 @@ AccPlan *acc_plan_route(TlSession *s, const AccMachine *m,
  * it: acc_cg_time_kernel). */
 void acc_plan_set_program(AccPlan *p, const char *route,
                           const AccTiming *all, const AccTiming *bare);
+/* The plan the attached program follows, when the route planned the
+ * kernel itself (AccCgProgram.plan; NULL or p: p's own).  Its model is
+ * what --explain and `time` set beside the program. */
+void acc_plan_set_followed(AccPlan *p, const AccPlan *followed);
+/* The route's own model of the program it emitted (AccCgProgram
+ * .est_cycles: the matmul route's shape, which the planner does not
+ * choose), in cycles; 0: none.  It stands for the model then. */
+void acc_plan_set_route_model(AccPlan *p, double cycles);
 
 /* Compiles kernel k for inputs of the sizes (sizes[i] the value of
  * k->sizes[i], NULL when every shape is constant) as a call would, and

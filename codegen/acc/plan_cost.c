@@ -1,9 +1,9 @@
 /*
  * plan_cost.c - what the layout planner chooses from, and what each
  * choice costs: the distributions of every stage, the layouts they
- * need (the candidates of each tensor), a stage's compute time under a
- * distribution, and conversions between candidates (the LCA cost model
- * of layout_conv.c), all in estimated cycles.
+ * need (the candidates of each tensor) and a stage's compute time under
+ * a distribution, in estimated cycles (what moving a tensor costs,
+ * conversions, loads and stores: plan_move.c).
  *
  * Layouts are written as canonical text and checked by the layout
  * module, so every candidate is a layout a user could write; they are
@@ -11,7 +11,8 @@
  * the same.
  *
  * The rates (ACCELERATOR.md 5.1): a PE's vector op covers 4 long words
- * per step; a sum of products runs on the matrix unit at its peak
+ * per step, a stage taking the steps the vector routes emit for each
+ * chunk of 4 long words (plan_graph.c); a sum of products runs on the matrix unit at its peak
  * shared by the MAB's PEs; partial results of a reduction split over a
  * level are combined once in the BM above it (`red`), or by rotations
  * in a MAB; a stencil's halo comes through the BM above the lowest
@@ -261,9 +262,8 @@ static void cost(AccPlan *p, const PlOp *o, PlDist *d)
     if (o->matmul && peak > 0)
         d->compute = 2 * local / peak;
     else
-        d->compute = local * (o->ops + o->long_ops *
-                              (m->long_op_steps - 1)) /
-                     (4.0 * epl / m->step_cycles);
+        d->compute = ceil(local / (4.0 * epl)) * o->steps *
+                     m->step_cycles;
     /* Partial results reduced once per level a reduction variable is
      * split over. */
     d->reduce = 0;
@@ -721,122 +721,6 @@ int pl_candidates(AccPlan *p, const TlSchedInfo *si, TlLoc loc)
             t->io[j] = -1;
     }
     return 0;
-}
-
-/* ====================================================================
- * Conversions
- * ==================================================================== */
-
-static int64_t link_words(const AccConvPlan *cp)
-{
-    int64_t w = 0;
-    for (int i = 0; i < cp->nsteps; i++)
-        if (cp->steps[i].kind != ACC_STEP_LOCAL)
-            w += cp->steps[i].words;
-    return w;
-}
-
-const AccLayout *pl_conv_target(AccPlan *p, const AccLayout *src,
-                                const AccLayout *dst)
-{
-    AccLayout *d;
-
-    if (src->space != ACC_LSP_LM0 || dst->space != ACC_LSP_LM0)
-        return dst;
-    d = arena_alloc(&p->s->arena, sizeof *d);
-    *d = *dst;
-    d->space = ACC_LSP_LM1;
-    return d;
-}
-
-static void conv_fill(AccPlan *p, PlTensor *t, int a, int b)
-{
-    size_t at = (size_t)a * (size_t)t->ncand + (size_t)b;
-    const AccConvPlan *cp;
-    AccEmitEst est;
-    TlBuf why;
-
-    if (t->conv[at] >= 0)
-        return;
-    if (a == b) {
-        t->conv[at] = 0;
-        t->conv_words[at] = 0;
-        return;
-    }
-    /* What layout_emit.c would emit, timed as the simulator times it;
-     * the LCA model's ideal routes only for layouts it cannot emit.
-     * TODO(issue 6): a packed layout against one of one element a
-     * long word (the naive plan's 1-D tensors) is costed by the LCA
-     * model, far below what a route would take.  TODO(issue 6): the
-     * estimate visits every place of both layouts several times (the
-     * route of each group, DMA ops counted both ways through DRAM,
-     * then timed): resblock's plan on mn2 takes 12 s of host time (26
-     * before acc_layout_at's table went address-major and took every
-     * layout of mn2's PEs), 5.6 with the LCA model; one pass per layout
-     * would do. */
-    buf_init(&why);
-    if (acc_layout_emit_estimate(t->cand[a].L,
-                                 pl_conv_target(p, t->cand[a].L,
-                                                t->cand[b].L),
-                                 &est, &why) == 0) {
-        t->conv[at] = (double)est.cycles;
-        t->conv_words[at] = est.link_words + est.dram_words;
-        t->conv_emit[at] = 1;
-    } else {
-        cp = acc_layout_convert_plan(&p->s->arena, t->cand[a].L,
-                                     t->cand[b].L);
-        t->conv[at] = cp->cycles;
-        t->conv_words[at] = link_words(cp);
-    }
-    buf_free(&why);
-}
-
-double pl_conv(AccPlan *p, PlTensor *t, int a, int b)
-{
-    conv_fill(p, t, a, b);
-    return t->conv[(size_t)a * (size_t)t->ncand + (size_t)b];
-}
-
-int64_t pl_conv_words(AccPlan *p, PlTensor *t, int a, int b)
-{
-    conv_fill(p, t, a, b);
-    return t->conv_words[(size_t)a * (size_t)t->ncand + (size_t)b];
-}
-
-static void io_fill(AccPlan *p, PlTensor *t, int a)
-{
-    const AccConvPlan *cp;
-
-    if (t->io[a] >= 0)
-        return;
-    if (t->role == PT_STAGE) {
-        t->io[a] = 0;
-        t->io_words[a] = 0;
-        return;
-    }
-    /* TODO(issue 6): cost loads and stores by what the routes emit.
-     * Not acc_layout_emit_load/_store: those read a row-major image,
-     * one DMA op per run (softmax 512 x 512 on test: 1.1 M cycles
-     * estimated that way), where every route reads an image the runner
-     * laid out in the order it loads (AccCgIn.map), a few long DMA
-     * runs, which this LCA estimate is nearer to. */
-    cp = t->role == PT_INPUT
-             ? acc_layout_convert_plan(&p->s->arena, t->dram, t->cand[a].L)
-             : acc_layout_convert_plan(&p->s->arena, t->cand[a].L, t->dram);
-    t->io[a] = cp->cycles;
-    t->io_words[a] = link_words(cp);
-}
-
-double pl_io(AccPlan *p, PlTensor *t, int a)
-{
-    io_fill(p, t, a);
-    return t->io[a];
-}
-
-int64_t pl_io_words(AccPlan *p, PlTensor *t, int a)
-{
-    io_fill(p, t, a);
-    return t->io_words[a];
 }
 
 void pl_dist_print(TlBuf *out, const AccPlan *p, const PlOp *o,

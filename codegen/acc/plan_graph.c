@@ -259,6 +259,84 @@ static void walk(AccPlan *p, PlOp *o, const TlExpr *e)
             walk(p, o, e->args.v[i]);
 }
 
+/* Whether e is a read the vector routes name as an operand of an op
+ * (a tensor read or a constant: no mov of its own). */
+static int operand(const TlExpr *e)
+{
+    return e && (e->kind == EX_INDEX || e->kind == EX_FLOAT ||
+                 e->kind == EX_INT);
+}
+
+static const char *call_name(const TlExpr *e)
+{
+    return e->a && e->a->kind == EX_NAME && e->a->str ? e->a->str : "";
+}
+
+/* Steps of e for one chunk of 4 sub-cycles (one long word a
+ * sub-cycle) into a register, as the vector routes emit it (cg_elem.c,
+ * cg_pipe.c): a read or a constant is a mov, an op one step and its
+ * second operand read in place, a division recip then mul, a long op
+ * (exp, log) its occupancy, a sqrt rsqrt then recip.  The latencies
+ * (one step of a GRF write, a long op's) are the routes' to hide in
+ * the next chunk's ops: they interleave 4 chunks. */
+static double route_steps(const AccMachine *m, const TlExpr *e)
+{
+    double s;
+
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case EX_INDEX:
+    case EX_FLOAT:
+    case EX_INT:
+        return 1;
+    case EX_UNARY:
+    case EX_CAST:
+        return route_steps(m, e->a) + (e->kind == EX_UNARY);
+    case EX_BINARY:
+        if (e->op == OP_DIV)
+            return route_steps(m, e->a) + route_steps(m, e->b) + 2;
+        return route_steps(m, e->a) +
+               (operand(e->b) ? 0 : route_steps(m, e->b)) + 1;
+    case EX_CALL:
+        s = 0;
+        for (int i = 0; i < e->args.n; i++)
+            s += route_steps(m, e->args.v[i]);
+        if (!strcmp(call_name(e), "sqrt"))
+            return s + 2;
+        if (!strcmp(call_name(e), "rsqrt"))
+            return s + 1;
+        return s + (is_long(call_name(e)) ? m->long_op_steps : 1);
+    case EX_REDUCE:
+        /* A sum folds each chunk of its body into a register (the
+         * body's last op does, a read is its operand); a max or min
+         * takes one column a step, the chunk's 4 in order (bit for
+         * bit the interpreter's, ties of -0 and +0 included). */
+        s = operand(e->a) ? 1 : route_steps(m, e->a) + 1;
+        return e->op == RD_SUM ? s : (operand(e->a) ? 4 : s + 3);
+    default:
+        return route_steps(m, e->a) + route_steps(m, e->b);
+    }
+}
+
+/* The steps of stage f's value per chunk of its iterations: the
+ * value's (route_steps), a reduction's result mapped once a row, the
+ * mov of the result to its LM. */
+static double stage_steps(const AccMachine *m, const TlExpr *e)
+{
+    const TlExpr *r = e;
+
+    /* (sum(d) X[n, d]) / D: per row, not per iteration. */
+    while (r && r->kind == EX_BINARY && r->a && r->a->kind != EX_REDUCE &&
+           r->b && r->b->kind == EX_REDUCE)
+        r = r->b;
+    while (r && r->kind == EX_BINARY && r->a && r->a->kind == EX_REDUCE)
+        r = r->a;
+    if (r && r->kind == EX_REDUCE)
+        return route_steps(m, r);
+    return route_steps(m, e) + 1;
+}
+
 static int add_op(AccPlan *p, const TlFunc *f, const Sizes *z)
 {
     PlOp *o = &p->op[p->nop];
@@ -290,6 +368,7 @@ static int add_op(AccPlan *p, const TlFunc *f, const Sizes *z)
     walk(p, o, f->value);
     if (o->ops < 1)
         o->ops = 1;     /* a copy */
+    o->steps = stage_steps(p->m, f->value);
     p->nop++;
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * plan_int.h - the layout planner's data, shared by plan_graph.c (the
  * pipeline of a kernel), plan_cost.c (distributions, the layouts they
- * need, their costs) and plan.c (the search and its explanation).
+ * need, their compute costs), plan_move.c (conversions, loads and
+ * stores) and plan.c (the search and its explanation).
  * Only those files use it.
  */
 #ifndef TL_ACC_PLAN_INT_H
@@ -84,6 +85,9 @@ typedef struct PlOp {
     int out_var[ACC_LAYOUT_MAX_RANK];   /* var of each output axis */
     double ops;                 /* vector ops per iteration */
     int long_ops;               /* of which exp/log-like */
+    double steps;               /* vector steps per chunk of 4 long
+                                 * words of iterations, as the vector
+                                 * routes emit them (plan_graph.c) */
     int matmul;                 /* a sum of products: matrix unit */
     PlDist dist[PL_MAX_DISTS];
     int ndist;
@@ -110,6 +114,9 @@ struct AccPlan {
     int has_prog, has_bare;
     const char *prog_route;
     AccTiming prog, bare;
+    const AccPlan *followed;    /* the plan the program follows (NULL:
+                                 * this one) */
+    double route_model;         /* the route's own model, or 0 */
 };
 
 /* ---- plan.c -------------------------------------------------------- */
@@ -137,6 +144,12 @@ int pl_add_layout(AccPlan *p, PlTensor *t, const char *text,
  * tensor; the user's layouts first.  -1 after reporting. */
 int pl_candidates(AccPlan *p, const TlSchedInfo *si, TlLoc loc)
     TL_INTERNAL;
+/* Text of distribution d of op o: "L2B:i L1B:i MAB:j PE:j". */
+void pl_dist_print(TlBuf *out, const AccPlan *p, const PlOp *o,
+                   const PlDist *d) TL_INTERNAL;
+
+/* ---- plan_move.c --------------------------------------------------- */
+
 /* Conversion cost of tensor t from candidate a to b (0 when equal). */
 double pl_conv(AccPlan *p, PlTensor *t, int a, int b) TL_INTERNAL;
 int64_t pl_conv_words(AccPlan *p, PlTensor *t, int a, int b) TL_INTERNAL;
@@ -150,8 +163,5 @@ const AccLayout *pl_conv_target(AccPlan *p, const AccLayout *src,
  * intermediates. */
 double pl_io(AccPlan *p, PlTensor *t, int a) TL_INTERNAL;
 int64_t pl_io_words(AccPlan *p, PlTensor *t, int a) TL_INTERNAL;
-/* Text of distribution d of op o: "L2B:i L1B:i MAB:j PE:j". */
-void pl_dist_print(TlBuf *out, const AccPlan *p, const PlOp *o,
-                   const PlDist *d) TL_INTERNAL;
 
 #endif

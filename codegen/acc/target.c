@@ -237,8 +237,11 @@ static int attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         return -1;
     has_bare = pg->nconv && pg->bare.len &&
                time_text(s, k, m, &pg->bare, &bare) == 0;
-    if (plan)
+    if (plan) {
         acc_plan_set_program(plan, route, all, has_bare ? &bare : NULL);
+        acc_plan_set_followed(plan, pg->plan);
+        acc_plan_set_route_model(plan, pg->est_cycles);
+    }
     return 0;
 }
 
@@ -281,7 +284,18 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
     if (!p) {
         /* No plan (the planner's model does not take the kernel on
          * this machine): the program's timing all the same. */
-        if (attach(s, k, m, NULL, pg, route, &tm) == 0)
+        int rc = attach(s, k, m, NULL, pg, route, &tm);
+        if (rc == 0 && pg->est_cycles > 0)
+            buf_printf(out, "planner    %lld cycles estimated (the %s "
+                       "route's program as emitted, timed; no layout plan "
+                       "of the kernel on this machine; the route's model "
+                       "of its shape %.0f); simulated/estimated %.2f, "
+                       "simulated/model %.2f\n", (long long)tm.cycles,
+                       route, pg->est_cycles,
+                       tm.cycles > 0 ? (double)st->cycles /
+                                           (double)tm.cycles : 0.0,
+                       (double)st->cycles / pg->est_cycles);
+        else if (rc == 0)
             buf_printf(out, "planner    %lld cycles estimated (the %s "
                        "route's program as emitted, timed; no layout plan "
                        "of the kernel on this machine); "
@@ -292,14 +306,24 @@ static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
     }
     attach(s, k, m, p, pg, route, &tm);
     acc_plan_totals(p, 0, &t);
-    if (t.program >= 0)
+    if (t.program >= 0 && !t.model_parts)
         buf_printf(out, "planner    %lld cycles estimated (the %s route's "
-                   "program as emitted, timed; the plan's model: compute "
-                   "%.0f, conversions %.0f, DRAM in/out %.0f); "
-                   "simulated/estimated %.2f\n", (long long)t.program,
-                   t.route, t.compute, t.conv, t.io,
+                   "program as emitted, timed; %s %.0f); "
+                   "simulated/estimated %.2f, simulated/model %.2f\n",
+                   (long long)t.program, t.route, t.model_of, t.model,
                    t.program > 0 ? (double)st->cycles / (double)t.program
-                                 : 0.0);
+                                 : 0.0,
+                   t.model > 0 ? (double)st->cycles / t.model : 0.0);
+    else if (t.program >= 0)
+        buf_printf(out, "planner    %lld cycles estimated (the %s route's "
+                   "program as emitted, timed; the plan's model %.0f: "
+                   "compute %.0f, conversions %.0f, DRAM in/out %.0f); "
+                   "simulated/estimated %.2f, simulated/model %.2f\n",
+                   (long long)t.program, t.route, t.model, t.model_compute,
+                   t.model_conv, t.model_io,
+                   t.program > 0 ? (double)st->cycles / (double)t.program
+                                 : 0.0,
+                   t.model > 0 ? (double)st->cycles / t.model : 0.0);
     else
         buf_printf(out, "planner    %.0f cycles estimated (compute %.0f, "
                    "conversions %.0f, DRAM in/out %.0f); "

@@ -82,7 +82,8 @@ sim=$(awk '/^time softmax/ { f = 1 } f && /^    cycles / { print $2; exit }' \
     out.test)
 grep -q "^program: the pipeline route's instructions, timed as the simulator times them: $sim cycles (" ex ||
     fail "explain does not give the program's $sim cycles: $(cat ex)"
-grep -q "the model above is [0-9.]*x of it$" ex || fail "no model ratio: $(cat ex)"
+grep -q "^model: [0-9]* cycles (compute [0-9]*, conversions [0-9]*, DRAM in/out [0-9]*) for the plan above, [0-9.]*x of the program$" ex ||
+    fail "no model ratio: $(cat ex)"
 # A kernel no route compiles says so.
 cat >n.tdsl <<'TDSL'
 kernel two(X: f32[N]) -> (Y: f32[N], Z: f32[N]) {
@@ -118,6 +119,6 @@ awk '/^    cycles / { c = $2 }
     fail "layouts: $(cat out.l)"
 "$TDSL" lower l.tdsl --kernel softmax --target accel --explain \
     --size N=64 --size D=16 >ex3 2>err || fail "explain layouts: $(cat err)"
-grep -q "^program: .*; its conversions [1-9][0-9]*); the model" ex3 ||
+grep -q "^program: .*; its conversions [1-9][0-9]*)$" ex3 ||
     fail "no conversions in the explained program: $(cat ex3)"
 exit 0

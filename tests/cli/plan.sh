@@ -41,16 +41,17 @@ tensor e (stage f32[16,32]): ((4_PE:1, 4:16), (2_L1B:1, 16:1))
 tensor s (output f32[16]): ((4_PE, 2, 2_W))
     proposed by s; 1 of the 1 stage touching it uses it as it is, stored to DRAM; 4 candidates
 stage e: distribute L1B:j PE:i
-    compute 32 cycles (vector unit); 5 distributions considered
+    compute 96 cycles (vector unit); 5 distributions considered
     reads x: in place
     writes e: in place
 stage s: distribute L1B:j PE:i
     compute 32 cycles (vector unit, reduce partial results 64); 7 distributions considered
     reads e: in place
     writes s: in place
-estimated: compute 128, conversions 0 (0, 0 lw), DRAM in/out 186 (528 lw): 314 cycles
-naive fixed layout: compute 32, conversions 441 (3, 1484 lw), DRAM in/out 170 (528 lw): 643 cycles
-program: the pipeline route's instructions, timed as the simulator times them: 6268 cycles (1567 steps, 131 waiting for DMA; DRAM 1536 lw read, 1600 written, 306 DMA ops; its conversions 5908); the model above is 0.05x of it
+estimated: compute 192, conversions 0 (0, 0 lw), DRAM in/out 188 (272 lw): 381 cycles
+naive fixed layout: compute 64, conversions 441 (3, 1484 lw), DRAM in/out 172 (272 lw): 678 cycles
+program: the pipeline route's instructions, timed as the simulator times them: 6268 cycles (1567 steps, 131 waiting for DMA; DRAM 1536 lw read, 1600 written, 306 DMA ops; its conversions 5908)
+model: 6170 cycles (compute 64, conversions 5908, DRAM in/out 198) for the route's own plan (its layouts and distributions), 0.98x of the program
 search: 1 round of improvement
 OUT
 "$TDSL" lower k.tdsl --kernel rows --target accel --explain --machine tiny \
