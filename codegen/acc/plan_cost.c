@@ -13,11 +13,11 @@
  * The rates (ACCELERATOR.md 5.1): a PE's vector op covers 4 long words
  * per step, a stage taking the steps the vector routes emit for each
  * chunk of 4 long words (plan_graph.c); a sum of products runs on the
- * matrix unit at its peak shared by the MAB's PEs; partial results of a reduction split over a
- * level are combined once in the BM above it (`red`), or by rotations
- * in a MAB; a stencil's halo comes through the BM above the lowest
- * level splitting its axis.  Stages that use few PEs pay for it in
- * iterations per PE.
+ * matrix unit at its peak shared by the MAB's PEs; partial results of
+ * a reduction split over a level are combined once in the BM above it
+ * (`red`), or by rotations in a MAB; a stencil's halo comes through
+ * the BM above the lowest level splitting its axis.  Stages that use
+ * few PEs pay for it in iterations per PE.
  */
 #include "codegen/acc/plan_int.h"
 
