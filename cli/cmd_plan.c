@@ -70,9 +70,25 @@ int cli_lower_accel(TlSession *s, TlKernelInfo *k, const CliKernelArgs *a)
     p = acc_plan_kernel(s, m, k, accel_schedule(k), sizes, at);
     if (p)
         acc_cg_time_kernel(s, k, m, sizes, p);
-    free(sizes);
-    if (!p)
+    if (!p) {
+        /* The planner cannot place it (said above), but a route may
+         * compile it (the matmul route streams operands no layout
+         * holds): its program and its own model all the same. */
+        AccTiming t;
+        const char *route = NULL;
+        double est = 0;
+        if (acc_cg_time_program(s, k, m, sizes, &t, &route, &est) == 0) {
+            buf_init(&b);
+            buf_printf(&b, "layout plan of kernel %s on machine %s: "
+                       "none (the error it reports)\n", k->name, m->name);
+            acc_plan_explain_program(&b, route, &t, est);
+            cli_put(&b);
+            buf_free(&b);
+        }
+        free(sizes);
         return EXIT_DIAG;
+    }
+    free(sizes);
     buf_init(&b);
     acc_plan_explain(&b, p);
     if (a->simulate)

@@ -455,6 +455,30 @@ static void explain_op(TlBuf *out, AccPlan *p, const PlOp *o)
     }
 }
 
+/* "program: ..." up to the open parenthesis's last figure. */
+static void put_program(TlBuf *out, const char *route, const AccTiming *t)
+{
+    buf_printf(out, "program: the %s route's instructions, timed as the "
+               "simulator times them: %lld cycles (%lld steps, %lld "
+               "waiting for DMA; DRAM %lld lw read, %lld written, %lld "
+               "DMA ops", route, (long long)t->cycles, (long long)t->steps,
+               (long long)t->wait_stalls, (long long)t->dram_words[0],
+               (long long)t->dram_words[1], (long long)t->dma_ops);
+}
+
+void acc_plan_explain_program(TlBuf *out, const char *route,
+                              const AccTiming *t, double est)
+{
+    put_program(out, route, t);
+    buf_puts(out, ")\n");
+    if (est > 0)
+        buf_printf(out, "model: %.0f cycles for the %s route's model of "
+                   "its shape, %.2fx of the program\n", est, route,
+                   est / (double)(t->cycles > 0 ? t->cycles : 1));
+    else
+        buf_puts(out, "model: none (no layout plan)\n");
+}
+
 void acc_plan_explain(TlBuf *out, const AccPlan *cp)
 {
     AccPlan *p = (AccPlan *)cp;
@@ -485,14 +509,7 @@ void acc_plan_explain(TlBuf *out, const AccPlan *cp)
                n.compute, n.conv, n.nconv, (long long)n.conv_words, n.io,
                (long long)n.io_words, n.total);
     if (a.program >= 0) {
-        const AccTiming *t = &a.timing;
-        buf_printf(out, "program: the %s route's instructions, timed as "
-                   "the simulator times them: %lld cycles (%lld steps, "
-                   "%lld waiting for DMA; DRAM %lld lw read, %lld "
-                   "written, %lld DMA ops", a.route, (long long)a.program,
-                   (long long)t->steps, (long long)t->wait_stalls,
-                   (long long)t->dram_words[0], (long long)t->dram_words[1],
-                   (long long)t->dma_ops);
+        put_program(out, a.route, &a.timing);
         if (p->has_bare)
             buf_printf(out, "; its conversions %lld",
                        (long long)a.program_conv);

@@ -111,6 +111,18 @@ void acc_plan_set_route_model(AccPlan *p, double cycles);
 int acc_cg_time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                        const int64_t *sizes, AccPlan *p);
 
+/* The same without a plan (the planner cannot place the kernel, the
+ * matmul route streams it): the program's timing in *t, its route's
+ * name and the route's own model of it in cycles (0: none).  -1,
+ * quietly, when no route compiles it. */
+int acc_cg_time_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                        const int64_t *sizes, AccTiming *t,
+                        const char **route, double *est);
+/* The `program:` and `model:` lines of acc_plan_explain for a program
+ * timed without a plan (acc_cg_time_program). */
+void acc_plan_explain_program(TlBuf *out, const char *route,
+                              const AccTiming *t, double est);
+
 /* The chosen layout of tensor f of the planned kernel; NULL when f is
  * not one of its tensors. */
 const AccLayout *acc_plan_layout(const AccPlan *p, const TlFunc *f);

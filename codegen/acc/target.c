@@ -691,8 +691,28 @@ void acc_cg_register_target(void)
     itp_register_target_report("accel", report_last);
 }
 
+/* acc_cg_time_kernel, the timing, route and route's model also given
+ * back (tm, route and est may be NULL). */
+static int time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                       const int64_t *sizes, AccPlan *plan, AccTiming *out,
+                       const char **route_out, double *est);
+
 int acc_cg_time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                        const int64_t *sizes, AccPlan *plan)
+{
+    return time_kernel(s, k, m, sizes, plan, NULL, NULL, NULL);
+}
+
+int acc_cg_time_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                        const int64_t *sizes, AccTiming *t,
+                        const char **route, double *est)
+{
+    return time_kernel(s, k, m, sizes, NULL, t, route, est);
+}
+
+static int time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                       const int64_t *sizes, AccPlan *plan, AccTiming *out,
+                       const char **route_out, double *est)
 {
     TlLoc at = k->outputs && k->noutputs ? k->outputs[0]->loc
                                          : (TlLoc){-1, 0, 0, 0, 0};
@@ -732,6 +752,12 @@ int acc_cg_time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     if (!bad && build(s, k, m, in, &z, oshape, NULL, &p, &route, at) == 0) {
         AccTiming tm;
         rc = attach(s, k, m, plan, &p, route, &tm);
+        if (rc == 0 && out)
+            *out = tm;
+        if (rc == 0 && route_out)
+            *route_out = route;
+        if (rc == 0 && est)
+            *est = p.est_cycles;
     }
     if (!bad)
         free_program(&p);
