@@ -245,6 +245,10 @@ TL_INTERNAL const char *cgc_vmath_name(const LExpr *e);
 TL_INTERNAL unsigned cgc_vmath_bit(const LExpr *e);
 TL_INTERNAL void cgc_vmath_prelude(TlBuf *b, unsigned set, const int *ws,
                                    int n);
+/* emit_vfexp.c: fast_exp's vector helper, TL_VFEXPF32(W), and what it
+ * needs for width w (emitted once per width, after the macro). */
+TL_INTERNAL extern const char cgc_vfexp_macro[];
+TL_INTERNAL void cgc_vfexp_width(TlBuf *b, int w);
 
 /* jit.c: compiles the C source (or finds it in the cache) and returns
  * its tdsl_entry, or NULL after reporting an error at loc. */

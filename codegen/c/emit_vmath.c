@@ -590,90 +590,6 @@ static const char vrsqrt_macro[] =
     "}\n"
     "#endif\n";
 
-/* fast_exp of f32 lanes: the operations of lang/fast_exp.h (its
- * comment says why they are what they are) on whole vectors, in the
- * same order, so every lane is the scalar result bit for bit.  The
- * clamp is TL_FEXP_CL<W> and max(e, 0) TL_FEXP_POS<W> (fexp_clamp
- * below). */
-static const char vfexp_macro[] =
-    "#define TL_VFEXPF32(W) \\\n"
-    "TL_HELPER tl_f32x##W tl_f32x##W##_fexp(tl_f32x##W x) \\\n"
-    "{ \\\n"
-    "    tl_f32x##W c, kk, k, t, r, r2, a, b, q, p; \\\n"
-    "    tl_i32x##W e; \\\n"
-    "    c = TL_FEXP_CL##W(x); \\\n"
-    "    kk = c * tl_f32x##W##_bc(1.44269504f); \\\n"
-    "    kk = kk + tl_f32x##W##_bc(12582912.0f); \\\n"
-    "    k = kk - tl_f32x##W##_bc(12582912.0f); \\\n"
-    "    t = k * tl_f32x##W##_bc(0.693359375f); \\\n"
-    "    r = c - t; \\\n"
-    "    t = k * tl_f32x##W##_bc(2.12194440e-4f); \\\n"
-    "    r = r + t; \\\n"
-    "    r2 = r * r; \\\n"
-    "    a = r + r; \\\n"
-    "    a = a + tl_f32x##W##_bc(2.0f); \\\n"
-    "    b = r * tl_f32x##W##_bc(0.333328396f); \\\n"
-    "    b = b + tl_f32x##W##_bc(0.999999821f); \\\n"
-    "    q = r * tl_f32x##W##_bc(0.01674968f); \\\n"
-    "    q = q + tl_f32x##W##_bc(0.0833364576f); \\\n"
-    "    t = r2 * tl_f32x##W##_bc(0.0027673631f); \\\n"
-    "    q = q + t; \\\n"
-    "    t = r2 * q; \\\n"
-    "    b = b + t; \\\n"
-    "    t = r2 * b; \\\n"
-    "    p = a + t; \\\n"
-    "    e = (tl_i32x##W)kk - tl_i32x##W##_bc(0x4B400000 - 126); \\\n"
-    "    e = TL_FEXP_POS##W(e); \\\n"
-    "    return p * (tl_f32x##W)((tl_u32x##W)e << 23); \\\n"
-    "}\n";
-
-/* fast_exp's clamp of W lanes to [-88, 89], a NaN passing through:
- * the selects of the scalar definition.  gcc does not see them as
- * vmaxps/vminps (whose NaN rule, the second operand, is theirs), so on
- * x86 it is given the instructions; clang finds them itself. */
-static void fexp_clamp(TlBuf *b, int w)
-{
-    const char *isa = w == 4 ? "__SSE__" : w == 8 ? "__AVX__"
-                    : w == 16 ? "__AVX512F__" : NULL;
-    const char *sfx = w == 4 ? "ps" : w == 8 ? "ps256" : "ps512_mask";
-    const char *mask = w == 16 ? ", tl_f32x16_bc(0.0f), "
-                                 "(unsigned short)-1, 4" : "";
-
-    if (isa)
-        buf_printf(b, "#if defined(%s) && !defined(__clang__)\n"
-                      "#define TL_FEXP_CL%d(x) ((tl_f32x%d)"
-                      "__builtin_ia32_min%s(tl_f32x%d_bc(89.0f), "
-                      "(tl_f32x%d)__builtin_ia32_max%s("
-                      "tl_f32x%d_bc(-88.0f), (x)%s)%s))\n#endif\n",
-                   isa, w, w, sfx, w, w, sfx, w, mask, mask);
-    /* max(e, 0) of the exponent bits: one vpmaxsd, where
-     * e & ~(e >> 31) was two operations of fast_exp's 28 (softmax,
-     * exact, 1 thread: about 3%). */
-    if (isa)
-        buf_printf(b, "#if defined(%s) && !defined(__clang__)\n"
-                      "#define TL_FEXP_POS%d(e) ((tl_i32x%d)"
-                      "__builtin_ia32_pmaxsd%s((e), (tl_i32x%d){0}%s))\n"
-                      "#endif\n",
-                   w == 4 ? "__SSE4_1__" : w == 8 ? "__AVX2__" : isa, w, w,
-                   w == 4 ? "128" : w == 8 ? "256" : "512_mask", w,
-                   w == 16 ? ", (e), (unsigned short)-1" : "");
-    buf_printf(b, "#ifndef TL_FEXP_POS%d\n"
-                  "#define TL_FEXP_POS%d(e) ((e) & ~((e) >> 31))\n"
-                  "#endif\n", w, w);
-    buf_printf(b, "#ifndef TL_FEXP_CL%d\n"
-                  "#define TL_FEXP_CL%d(x) tl_f32x%d_fexp_hi("
-                  "tl_f32x%d_fexp_lo(x))\n#endif\n",
-               w, w, w, w);
-    buf_printf(b, "TL_HELPER tl_f32x%d tl_f32x%d_fexp_lo(tl_f32x%d x)\n"
-                  "{ return tl_f32x%d_sel(x < tl_f32x%d_bc(-88.0f), "
-                  "tl_f32x%d_bc(-88.0f), x); }\n",
-               w, w, w, w, w, w);
-    buf_printf(b, "TL_HELPER tl_f32x%d tl_f32x%d_fexp_hi(tl_f32x%d x)\n"
-                  "{ return tl_f32x%d_sel(x > tl_f32x%d_bc(89.0f), "
-                  "tl_f32x%d_bc(89.0f), x); }\n",
-               w, w, w, w, w, w);
-}
-
 /* What a helper needs before its text: vm_dbl, vsincos_base. */
 enum { VM_DBL = 1, VM_TRIG = 2 };
 
@@ -693,7 +609,7 @@ static const struct {
     {LC_RSQRT, "rsqrt", vrsqrt_macro, 0},
     {LC_SIN, "sin", vsin_macro, VM_DBL | VM_TRIG},
     {LC_COS, "cos", vcos_macro, VM_DBL | VM_TRIG},
-    {LC_FAST_EXP, "fexp", vfexp_macro, 0},
+    {LC_FAST_EXP, "fexp", cgc_vfexp_macro, 0},
 };
 
 enum { NVMATH = sizeof vmath / sizeof vmath[0] };
@@ -745,10 +661,8 @@ void cgc_vmath_prelude(TlBuf *b, unsigned set, const int *ws, int n)
             continue;
         buf_puts(b, vmath[i].text);
         for (int k = 0; k < n; k++)
-            if (vmath[i].fn == LC_FAST_EXP) {
-                fexp_clamp(b, ws[k]);
-                buf_printf(b, "TL_VFEXPF32(%d)\n", ws[k]);
-            }
+            if (vmath[i].fn == LC_FAST_EXP)
+                cgc_vfexp_width(b, ws[k]);
             else
                 buf_printf(b, "TL_VMATH(%d, %s)\n", ws[k], vmath[i].name);
     }
