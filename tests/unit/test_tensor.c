@@ -7,6 +7,7 @@
 #include "lang/lang.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,15 @@ static void test_sizes(void)
     CHECK(t && tl_tensor_numel(t) == 1);
     tl_tensor_unref(t);
     tl_tensor_unref(NULL);
+    /* Data on a 64-byte line, small or large (a large calloc is an mmap
+     * with malloc's 16-byte header in front), and zeroed. */
+    for (int64_t n = 1; n <= ((int64_t)1 << 24); n *= 64) {
+        int64_t sh[1] = {n};
+        t = tl_tensor_new(DT_F32, 1, sh, err, sizeof err);
+        CHECK(t && ((uintptr_t)t->data & 63) == 0);
+        CHECK(t && ((float *)t->data)[n - 1] == 0);
+        tl_tensor_unref(t);
+    }
 }
 
 /* ---- lifetime ------------------------------------------------------ */
