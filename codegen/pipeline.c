@@ -32,7 +32,12 @@ static LFunc *run_accum(TlSession *s, LFunc *f)
     return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
 }
 
-/* In pipeline order. */
+/* In pipeline order.  TODO(issue 4): a pass fusing a loop that
+ * produces a buffer with the next loop over the same range that reduces
+ * it (softmax's e and s rows: the sum's chain of 64 adds then hides
+ * under fast_exp; by hand 1.625 -> 1.50 ms on 1 thread, bench/README.md
+ * 2026-11-28 23:50): the statements between them (s's allocation and
+ * zeroing) and the accumulator's block have to move first. */
 static const LPass passes[] = {
     {"flatten", lir_flatten, 1},
     {"simplify", run_simplify, 1},

@@ -672,6 +672,13 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             buf_printf(b, "/* stage %.*s */\n", (int)n, vn);
         }
         if (st->loop == LP_PARALLEL) {
+            /* TODO(issue 4): on a loaded machine the region's end waits
+             * for a worker the OS has not run yet (softmax on 2 threads
+             * at load 7-8: medians of 22-26 ms against Halide's 2.2,
+             * mins 0.9-2.4 against 1.4-1.8; schedule(dynamic) or
+             * guided changed nothing): Halide's pool lets the calling
+             * thread take every task no worker started.  That needs a
+             * pool of our own in place of OpenMP's. */
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
         } else if (st->loop == LP_VECTORIZED &&
                    (st->a->kind != LE_INT || st->b->kind != LE_INT)) {
