@@ -186,13 +186,17 @@ void acc_cg_bm_name(char *buf, size_t n, int k);
  * acc_cg_ov_flush writes, after the compute, what is left of the
  * queues in mask (bit qi) with their nops (other queues' ops ride in
  * those bundles too), ending once their data is readable. */
-enum { ACC_CG_OV_QUEUES = 3, ACC_CG_OV_CHANNELS = 64, ACC_CG_OV_TAGS = 8 };
+enum { ACC_CG_OV_QUEUES = 4, ACC_CG_OV_CHANNELS = 64, ACC_CG_OV_TAGS = 8 };
 typedef struct AccCgOvOp {
     int64_t at;             /* offset in the queue's text; -1: a mark */
     int64_t hard;           /* steps since the queue's last op */
     int64_t occ;            /* steps it holds its slot */
     int64_t vol;            /* a DMA's long words per DRAM channel */
     int slot, lms, tag, dma, wait;
+    /* 1 + a queue that must be empty first (0: none); 1 + a queue
+     * whose entry behind_i must have issued first. */
+    int after, behind;
+    int64_t behind_i;
 } AccCgOvOp;
 typedef struct AccCgOvQueue {
     TlBuf text;             /* the ops, each ending in a NUL */
@@ -221,6 +225,14 @@ void acc_cg_ov_run(AccCgOverlap *v, int qi, int64_t n, const int64_t *at,
                    const int64_t *W, int64_t Wmax, const char *space,
                    const int64_t *dst, int k, int tag, const int64_t *off);
 void acc_cg_ov_text(AccCgOverlap *v, int qi, const char *text);
+/* Appends the op `op` to queue qi, to issue only once queue dep is
+ * empty (its ops issued and their results readable) and the last DMA
+ * now in queue behind has issued: a store whose data queue dep
+ * computes goes on the DRAM channels behind a load's last piece rather
+ * than between its pieces, so that the channels move the store while
+ * the load's last piece goes down the tree. */
+void acc_cg_ov_after(AccCgOverlap *v, int qi, const char *op, int dep,
+                     int behind);
 const char *acc_cg_ov_next(AccCgOverlap *v, int reads);
 void acc_cg_ov_flush(AccCgOverlap *v, TlBuf *o, unsigned mask);
 void acc_cg_ov_free(AccCgOverlap *v);

@@ -21,7 +21,11 @@
  * PEs; its DMAs alternate two tags, so that piece q + 1's goes out as
  * soon as piece q's tree transfers have read the top buffer it fills,
  * and piece q's wait does not wait for it: on mn2 a chunk of A is
- * bound by the L2 broadcast alone.  A scope may carry ACC_CG_PARTS:
+ * bound by the L2 broadcast alone.  When the DMA is the slower stage
+ * (a B set broadcast on every channel), piece 1's DMA goes out right
+ * behind piece 0's and piece q + 2's before the wait for piece q + 1,
+ * so that the channels never wait for a piece's latency and tree
+ * transfers.  A scope may carry ACC_CG_PARTS:
  * the DMA then distributes a scope image to each top node.
  */
 #include "codegen/acc/cg_int.h"
@@ -168,6 +172,21 @@ static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t W,
                (long long)(at + dma_words(m, k, W)), b, (long long)off);
 }
 
+/* Steps until such a piece's DMA lands: the latency, its words on one
+ * channel (a broadcast sends all of them on each, a distribution the
+ * share of the top nodes a channel serves). */
+static int64_t run_dma_steps(const AccMachine *m, int k, int64_t W)
+{
+    int nbm = acc_bm_levels(m);
+    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
+    int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
+    int64_t n = dma_words(m, k, W);
+    double vol = dma_dist(m, k) ? (double)n * per / NT : (double)n;
+
+    return (int64_t)ceil((vol / m->dram_bw + m->dma_latency) /
+                             m->step_cycles - 1e-9);
+}
+
 /* Piece W's transfers down the BM levels to L1, buffer `buf` of
  * buffers of Wmax per PE; returns the steps until the last one is
  * readable (its nop is the caller's). */
@@ -237,7 +256,7 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *dst, int k, int tag,
                           const int64_t *off)
 {
-    int nbm = acc_bm_levels(m), kd = k;
+    int nbm = acc_bm_levels(m), kd = k, early;
     int64_t span1, pes, top, lbsz, tw;
 
     k &= ~ACC_CG_PARTS;
@@ -248,8 +267,8 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
     if (n <= 0)
         return;
     run_dma(o, m, at[0], W[0], kd, base_of(off, nbm), tag);
-    buf_printf(o, "wait t%d\n", tag);
     if (nbm < 2) {
+        buf_printf(o, "wait t%d\n", tag);
         /* Without tree transfers, the DMA lands in lb itself: piece q
          * + 1's DMA goes out while q's dist.L1s run. */
         for (int64_t q = 0; q < n; q++) {
@@ -265,14 +284,17 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
         acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
         return;
     }
+    /* When the DMA is the slower stage, piece 1's DMA goes out at
+     * once (both top buffers are free), under tag + 1, so that the
+     * channels move it right behind piece 0's while piece 0 waits out
+     * its latency and tree transfers; else after piece 0's tree
+     * transfers, which then start sooner. */
+    early = run_dma_steps(m, kd, Wmax) >= acc_cg_tree_steps(m, Wmax, k);
+    if (n > 1 && early)
+        run_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
+    buf_printf(o, "wait t%d\n", tag);
     tw = run_tree(o, m, W[0], Wmax, k, 0, off);
-    /* Piece q + 1's DMA goes out as soon as piece q's tree transfers
-     * have read the other top buffer (piece q - 1's), under tag + (q +
-     * 1) % 2, so that piece q's wait does not wait for it; piece q +
-     * 1's tree transfers go once piece q's are readable (the link is
-     * then free), while q's dist.L1s write the PEs from the other
-     * buffers. */
-    if (n > 1) {
+    if (n > 1 && !early) {
         run_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
         tw--;
     }
@@ -283,10 +305,18 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
         if (q > 0)
             tw -= W[q - 1] / 4;
         acc_cg_nop(o, tw);
+        /* Piece q's tree transfers have read top buffer b: piece q +
+         * 2's DMA may go out now, before the wait for piece q + 1's, so
+         * that the channels move it right behind q + 1's rather than
+         * after q + 1's latency and tree transfers (early), or after
+         * q + 1's tree transfers, which then start sooner. */
+        if (q + 2 < n && early)
+            run_dma(o, m, at[q + 2], W[q + 2], kd,
+                    base_of(off, nbm) + b * top, tag + (int)(q % 2));
         if (q + 1 < n) {
             buf_printf(o, "wait t%d\n", tag + (int)((q + 1) % 2));
             tw = run_tree(o, m, W[q + 1], Wmax, k, 1 - b, off);
-            if (q + 2 < n) {
+            if (q + 2 < n && !early) {
                 run_dma(o, m, at[q + 2], W[q + 2], kd,
                         base_of(off, nbm) + b * top, tag + (int)(q % 2));
                 tw--;

@@ -77,13 +77,26 @@
  * slot, r, s) per group, the j tiles of a node to a block of rows by
  * tiles along x.
  *
+ * Where no A chunk rides in the pairs, B's sets may load as runs too
+ * (brun): two buffers in every BM's B region (the words A's buffers
+ * would take), the DMAs alternating tags t4 and t5, and the last
+ * pair's store (its `dma.gather` or `dma.redadd`) then waits in a
+ * fourth queue (Q_ST, acc_cg_ov_after) for the set's last DMA, so that
+ * the DRAM channels move it while that piece goes down the tree rather
+ * than between the set's pieces.  And where a node's rows take two or
+ * more chunks that all fit lm0 (f16: the GRF holds the sums of 128
+ * rows), every chunk's A may stay there (ares): the pairs then go j
+ * set by j set, the chunks' pairs of one set sharing its B tiles in
+ * lm1, the next set loading across all of them, so that each B set
+ * crosses the DRAM channels once instead of once per chunk.
+ *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
  * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
  * tile written by two .dd mwrites, and each PE sums 4 columns j in
  * f32 (a double long word per row, reduced as such).
  *
  * TODO(issue 6): on mn2, f32 1024 (rows over the L2Bs, one chunk,
- * 72%) loads its A chunk by itself before the first pair, 2048 steps
+ * 73%) loads its A chunk by itself before the first pair, 2048 steps
  * of DRAM for 8192 mfma steps: two chunks would hide it but load every
  * B set twice, unless the B sets (1024 long words per PE) stayed in
  * lm1 across the chunks, whose mwrite then shares lm1 with the mfma of
@@ -93,15 +106,20 @@
  * and 8192 at 2048 (100%), but on the tree every L2B needs the B
  * columns of its j tiles, broadcast on each channel (1.25 N^2 / 4 + C
  * per channel with the rows split, 3584 steps at 1024: 29%, 14336 at
- * 2048: 57%); the programs reach 18% and 25%, the per-pair loads and
- * reductions (f32 sums in double long words) not yet overlapping well.
- * conv2d 1x64x56x56 (3x3) reaches 51%: A's run (the weights, 36864 lw
- * per L1B) is bound by the L2 broadcast (16 lw/cycle, 576 steps) and
- * the first pair waits for all of it; the pair's first tiles could
- * start as their pieces land.  The window image stays in lm1, so A
- * chunks cannot alternate the LMs (an mfma reading A from lm1 beside
- * an mwrite reading the image); and on `test` the 56x56 image does
- * not fit an LM (a ring of rows would).
+ * 2048: 57%); the programs reach 26% and 51% (B's runs, the stores
+ * behind them, ares at 2048).  A 2-D split of rows and columns over
+ * the L2Bs (the two L2Bs of a channel sharing B's columns) would cut a
+ * channel's words to A / 2 + B / 2 + C / 4 (3072 steps at 1024), but
+ * needs a DMA broadcast to a subset of the top nodes (MN-Core's `mvb`
+ * to several L2BMs, `mvb2` to both of a group; ACCELERATOR.md 1.4),
+ * which the machine model does not have yet.  conv2d 1x64x56x56 (3x3)
+ * reaches 51%: A's run (the weights, 36864 lw per L1B) is bound by the
+ * L2 broadcast (16 lw/cycle, 576 steps) and the first pair waits for
+ * all of it; the pair's first tiles could start as their pieces land,
+ * but the window image's first rows load beside A's run for as long.
+ * The window image stays in lm1, so A chunks cannot alternate the LMs
+ * (an mfma reading A from lm1 beside an mwrite reading the image); and
+ * on `test` the 56x56 image does not fit an LM (a ring of rows would).
  */
 #include "codegen/acc/cg_mm_int.h"
 
@@ -147,196 +165,6 @@ static int load_of(AccCg *g, const LExpr *e, int *op, TlDType *dt)
             return 0;
         }
     return 1;
-}
-
-/* in's element at (i, j, k): each unflattened over its loops. */
-static int64_t elem(const AccCgMm *x, const AccCgIn *in, int64_t i, int64_t j,
-                    int64_t k)
-{
-    const int64_t *ext = x->g.p->ext;
-    int64_t at = in->k;
-
-    for (int l = x->ni - 1; l >= 0; l--) {
-        at += in->coef[x->il[l]] * (i % ext[x->il[l]]);
-        i /= ext[x->il[l]];
-    }
-    for (int l = x->nj - 1; l >= 0; l--) {
-        at += in->coef[x->jl[l]] * (j % ext[x->jl[l]]);
-        j /= ext[x->jl[l]];
-    }
-    for (int l = x->g.nloops - 1; l >= x->nout; l--) {
-        at += in->coef[l] * (k % ext[l]);
-        k /= ext[l];
-    }
-    return at;
-}
-
-/* in's element at row i of A's side and the other loops' values v
- * (A reads no j loop). */
-static int64_t elem_at(const AccCgMm *x, const AccCgIn *in, int64_t i,
-                       int64_t *v)
-{
-    const int64_t *ext = x->g.p->ext;
-    int64_t at = in->k;
-
-    for (int l = x->ni - 1; l >= 0; l--) {
-        v[x->il[l]] = i % ext[x->il[l]];
-        i /= ext[x->il[l]];
-    }
-    for (int l = 0; l < x->g.nloops; l++)
-        at += in->coef[l] * v[l];
-    return at;
-}
-
-/* Lanes of a long word (of PE pe inside the scope, word w) of the
- * image of A chunk mc, load piece q; B set v, piece q. */
-static void a_elems(const AccCgMm *x, int64_t mc, int64_t w, int64_t pe,
-                    int64_t *e)
-{
-    const AccCgIn *in = &x->g.p->ins[x->a];
-    int64_t sa = acc_cg_scope_pes(x->g.m, x->h), r = pe / sa;
-    int64_t km = pe % sa / x->G, p = pe % x->G;
-    int64_t u = w / x->Mc, ii = mc * x->Mc + w % x->Mc, i = r * x->Mp + ii;
-    int64_t kt = km + x->kspan * u;
-
-    if (x->win) {
-        int64_t v[TL_MAX_RANK] = {0};
-        e[1] = -1;
-        e[0] = ii < x->Mp && i < x->M && !acc_cg_win_k(&x->w, u, km, p, v)
-                   ? elem_at(x, in, i, v) : -1;
-        return;
-    }
-    for (int l = 0; l < x->ew; l++) {
-        int64_t k = kt * x->Nc + p * x->cn + l;
-        e[l] = -1;
-        if (l < x->cn && ii < x->Mp && i < x->M && kt < x->KT && k < x->K)
-            e[l] = elem(x, in, i, 0, k);
-    }
-}
-
-static void b_elems(const AccCgMm *x, int64_t v, int64_t w, int64_t pe,
-                    int64_t *e)
-{
-    const AccCgIn *in = &x->g.p->ins[x->b];
-    int64_t gm = pe / x->G, p = pe % x->G;
-    int64_t g = gm / x->kspan, km = gm % x->kspan;
-    int64_t u = w / x->tw, t = w % x->tw;
-    int64_t kt = km + x->kspan * u, jt = g + x->NHj * v;
-
-    for (int l = 0; l < x->ew; l++) {
-        /* f32: sub-cycle t of the tile's mwrite, rows 2t and 2t + 1
-         * (lanes), column p.  f16: long word t of the two .dd mwrites
-         * (rows 0 and 8), each sub-cycle two rows of 4 lanes, one a
-         * long word; column 4p + lane. */
-        int64_t row = x->ew == 2 ? 2 * t + l : t / 8 * 8 + t % 8 / 2 * 2 +
-                                                   t % 2;
-        int64_t k = kt * x->Nc + p * x->cn + (x->ew == 2 ? 0 : l);
-        int64_t j = jt * x->Mr + row;
-        e[l] = -1;
-        if (kt < x->KT && k < x->K && jt < x->JT && j < x->N)
-            e[l] = elem(x, in, 0, j, k);
-    }
-}
-
-/* Lanes of long word U of PE pe's window image. */
-static void w_elems(const AccCgMm *x, int64_t U, int64_t pe, int64_t *e)
-{
-    const AccCgIn *in = &x->g.p->ins[x->b];
-    int64_t gm = pe / x->G;
-
-    for (int l = 0; l < 2; l++) {
-        int64_t v[TL_MAX_RANK] = {0};
-        e[l] = acc_cg_win_img(&x->w, gm / x->kspan, gm % x->kspan, pe % x->G,
-                              U, l, v)
-                   ? -1 : elem_at(x, in, 0, v);
-    }
-}
-
-/* Long words per PE of piece q of a run of `total` in pieces of W. */
-static int64_t piece(int64_t q, int64_t W, int64_t total)
-{
-    return total - q * W < W ? total - q * W : W;
-}
-
-/* Fills the images: A then B, each a run of loads of W lw per PE. */
-static void build_maps(AccCgMm *x)
-{
-    const AccMachine *m = x->g.m;
-    AccCgProgram *p = x->g.p;
-    int64_t sa = acc_cg_mm_a_pes(x), P = acc_cg_mm_b_pes(x);
-    int64_t wa = x->Mc * x->KU;
-    AccCgIn *A = &p->ins[x->a], *B = &p->ins[x->b];
-
-    A->nmap = x->ew * acc_cg_mm_a_off(x, x->NMC);
-    B->nmap = x->ew * acc_cg_mm_b_off(x, x->JV);
-    A->map = tl_xmalloc((size_t)A->nmap * sizeof *A->map);
-    B->map = tl_xmalloc((size_t)B->nmap * sizeof *B->map);
-    for (int64_t e = 0; e < A->nmap; e++)
-        A->map[e] = -1;
-    for (int64_t e = 0; e < B->nmap; e++)
-        B->map[e] = -1;
-    for (int64_t mc = 0; mc < x->NMC; mc++)
-        for (int64_t q = 0, W = acc_cg_mm_a_w(x, mc);
-             q < acc_cg_mm_a_n(x, mc); q++)
-            for (int64_t pe = 0; pe < sa; pe++)
-                for (int64_t w = 0; w < W; w++) {
-                    int64_t e[4], at;
-                    if (q * W + w >= wa)
-                        continue;
-                    a_elems(x, mc, q * W + w, pe, e);
-                    at = (acc_cg_mm_a_off(x, mc) + q * sa * W +
-                          acc_cg_img_pos(m, pe, w, piece(q, W, wa))) *
-                         x->ew;
-                    memcpy(A->map + at, e, (size_t)x->ew * sizeof *e);
-                }
-    for (int64_t v = 0; v < x->JV; v++)
-        for (int64_t q = 0, n = acc_cg_mm_bset(x, v),
-                     W = acc_cg_mm_b_w(x, v);
-             q < acc_cg_mm_b_n(x, v); q++)
-            for (int64_t pe = 0; pe < P; pe++)
-                for (int64_t w = 0; w < W; w++) {
-                    int64_t e[4], at;
-                    if (q * W + w >= n)
-                        continue;
-                    if (x->win)
-                        w_elems(x, acc_cg_win_end(&x->w, v - 1) + q * W + w,
-                                pe, e);
-                    else
-                        b_elems(x, v, q * W + w, pe, e);
-                    at = (acc_cg_mm_b_off(x, v) + q * P * W +
-                          acc_cg_img_pos(m, pe, w, piece(q, W, n))) * x->ew;
-                    memcpy(B->map + at, e, (size_t)x->ew * sizeof *e);
-                }
-}
-
-static void build_omap(AccCgMm *x)
-{
-    AccCgProgram *p = x->g.p;
-    int64_t G = x->G, tile = x->Mc * G * x->rw;
-
-    p->oimage = 2 * x->NMC * x->JV * x->NH * tile;
-    p->omap = tl_xmalloc((size_t)(x->M * x->N) * sizeof *p->omap + 1);
-    for (int64_t e = 0; e < x->M * x->N; e++) {
-        int64_t i = 0, j = 0, r = e, v[TL_MAX_RANK];
-        for (int l = x->nout - 1; l >= 0; l--) {
-            v[l] = r % p->ext[l];
-            r /= p->ext[l];
-        }
-        for (int l = 0; l < x->ni; l++)
-            i = i * p->ext[x->il[l]] + v[x->il[l]];
-        for (int l = 0; l < x->nj; l++)
-            j = j * p->ext[x->jl[l]] + v[x->jl[l]];
-        int64_t part = i / x->Mp, mc = i % x->Mp / x->Mc;
-        int64_t ii = i % x->Mp % x->Mc, s = ii / 4, c = ii % 4;
-        int64_t jt = j / x->Mr, jj = j % x->Mr;
-        int64_t g = part * x->NHj + jt % x->NHj, jv = jt / x->NHj;
-        if (x->win)
-            acc_cg_win_out(&x->w, v, &g, &jv, &jj);
-        int64_t pe = jj / x->cm, l = jj % x->cm;
-        int64_t lw = ((mc * x->JV + jv) * x->NH + g) * tile +
-                     (s * 4 * G + c * G + pe) * x->rw;
-        p->omap[e] = 2 * lw + l;
-    }
 }
 
 /* LM word where the B set of pair number `pair` goes: alternate
@@ -403,7 +231,7 @@ static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
     }
     for (int64_t u = 0; u < x->KU; u++) {
         const char *X = u % 2 ? "y" : "x", *Xn = u % 2 ? "x" : "y";
-        int64_t a = u * x->Mc * 2;
+        int64_t a = x->a0 + u * x->Mc * 2;
         int mw = 0;
         for (int64_t s = 0; s < steps; s++) {
             if (u == 0)
@@ -428,7 +256,8 @@ static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
         }
     }
     if (ov)
-        acc_cg_ov_flush(ov, o, 1u << Q_B | 1u << Q_RED);
+        acc_cg_ov_flush(ov, o, (x->keepb ? 0u : 1u << Q_B) | 1u << Q_RED |
+                                   1u << Q_ST);
 }
 
 /* Writes to o the ops that combine the groups' partial sums of rows
@@ -488,16 +317,18 @@ static void a_run(const AccCgMm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
     int64_t Wa = acc_cg_mm_a_w(x, mc), *at, *W, *dst;
     const int64_t *off = acc_cg_mm_rides(x, mc) ? x->offa : NULL;
     const char *sp = lm_name(a_lm(x, mc));
+    int64_t base = x->ares ? 2 * mc * x->Mc * x->KU : 0;
 
     if (!x->arun) {
         for (int64_t q = q0; q < q1; q++) {
             int64_t a = x->a_at + acc_cg_mm_a_off(x, mc) + q * sa * Wa;
+            int64_t Wq = acc_cg_mm_piece(q, Wa, wa);
             if (ov)
-                acc_cg_ov_load(ov, qa, a, piece(q, Wa, wa), sp,
-                               2 * q * Wa, x->ak, 2, off);
+                acc_cg_ov_load(ov, qa, a, Wq, sp, base + 2 * q * Wa, x->ak,
+                               2, off);
             else
-                acc_cg_emit_load_in(&x->g.p->text, m, a, piece(q, Wa, wa),
-                                    sp, 2 * q * Wa, x->ak, 2, off);
+                acc_cg_emit_load_in(&x->g.p->text, m, a, Wq, sp,
+                                    base + 2 * q * Wa, x->ak, 2, off);
         }
         return;
     }
@@ -506,8 +337,8 @@ static void a_run(const AccCgMm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
     dst = W + n + 1;
     for (int64_t q = q0; q < q1; q++) {
         at[q - q0] = x->a_at + acc_cg_mm_a_off(x, mc) + q * sa * Wa;
-        W[q - q0] = piece(q, Wa, wa);
-        dst[q - q0] = 2 * q * Wa;
+        W[q - q0] = acc_cg_mm_piece(q, Wa, wa);
+        dst[q - q0] = base + 2 * q * Wa;
     }
     if (ov)
         acc_cg_ov_run(ov, qa, n, at, W, Wa, sp, dst, x->ak, 2, off);
@@ -527,17 +358,70 @@ static void ov_b(const AccCgMm *x, AccCgOverlap *ov, int64_t v, int64_t pair,
     int64_t P = acc_cg_mm_b_pes(x), n = acc_cg_mm_bset(x, v);
     int64_t dst = x->win ? 2 * acc_cg_win_end(&x->w, v - 1) : half(x, pair);
 
+    if (x->brun) {
+        int64_t nq = acc_cg_mm_b_n(x, v), Wb = acc_cg_mm_b_w(x, v);
+        int64_t *at = tl_xmalloc((size_t)(nq + 1) * 3 * sizeof *at);
+        int64_t *W = at + nq + 1, *to = W + nq + 1;
+        for (int64_t q = 0; q < nq; q++) {
+            at[q] = x->b_at + acc_cg_mm_b_off(x, v) + q * P * Wb;
+            W[q] = acc_cg_mm_piece(q, Wb, n);
+            to[q] = dst + 2 * q * Wb;
+        }
+        if (ov)
+            acc_cg_ov_run(ov, qb, nq, at, W, Wb, lm_name(bl), to, x->bk, 4,
+                          x->offb);
+        else
+            acc_cg_emit_load_run(&x->g.p->text, x->g.m, nq, at, W, Wb,
+                                 lm_name(bl), to, x->bk, 4, x->offb);
+        free(at);
+        return;
+    }
     for (int64_t q = 0, W = acc_cg_mm_b_w(x, v); q < acc_cg_mm_b_n(x, v); q++) {
         int64_t at = x->b_at + acc_cg_mm_b_off(x, v) + q * P * W;
         if (ov)
-            acc_cg_ov_load(ov, qb, at, piece(q, W, n),
+            acc_cg_ov_load(ov, qb, at, acc_cg_mm_piece(q, W, n),
                            lm_name(bl), dst + 2 * q * W, x->bk, 0,
                            x->offb);
         else
             acc_cg_emit_load_in(&x->g.p->text, x->g.m, at,
-                                piece(q, W, n), lm_name(bl),
+                                acc_cg_mm_piece(q, W, n), lm_name(bl),
                                 dst + 2 * q * W, x->bk, 0, x->offb);
     }
+}
+
+/* The ares program: every A chunk into lm0, B set 0, then for each j
+ * set v the pairs (mc, v) of every chunk from the same B tiles, the
+ * next set loading in the first pair's bundles and each pair's
+ * reduction in the next pair's. */
+static void emit_ares(AccCgMm *x, TlBuf *red)
+{
+    const AccMachine *m = x->g.m;
+    TlBuf *o = &x->g.p->text;
+    AccCgOverlap ov;
+
+    for (int64_t mc = 0; mc < x->NMC; mc++)
+        a_run(x, NULL, mc, 0, acc_cg_mm_a_n(x, mc));
+    ov_b(x, NULL, 0, 0, 1);
+    acc_cg_ov_init(&ov, m);
+    for (int64_t v = 0; v < x->JV; v++)
+        for (int64_t mc = 0; mc < x->NMC; mc++) {
+            int64_t pair = v * x->NMC + mc;
+            if (red->len) {
+                acc_cg_ov_text(&ov, Q_RED, red->s);
+                red->len = 0;
+            }
+            if (mc == 0 && v + 1 < x->JV)
+                ov_b(x, &ov, v + 1, v + 1, 1);
+            /* The next set loads across all pairs of this one. */
+            x->keepb = mc + 1 < x->NMC;
+            x->a0 = 2 * mc * x->Mc * x->KU;
+            emit_tiles(x, 0, half(x, v), v, &ov, "rs"[pair % 2]);
+            emit_reduce(x, red, mc, v, "rs"[pair % 2]);
+        }
+    acc_cg_ov_flush(&ov, o, ~0u);
+    acc_cg_ov_free(&ov);
+    if (red->len)
+        buf_puts(o, red->s);
 }
 
 static void emit(AccCgMm *x)
@@ -552,12 +436,13 @@ static void emit(AccCgMm *x)
     buf_printf(o, "# accel: kernel %s, matmul %lldx%lldx%lld on the %s "
                "matrix unit: k split over %lld groups (level %d), j over "
                "%lld; %lld k tiles and %lld j tiles per group, rows%s in "
-               "chunks of %lld%s%s%s\n", x->g.c->k->name, (long long)x->M,
+               "chunks of %lld%s%s%s%s\n", x->g.c->k->name, (long long)x->M,
                (long long)x->K, (long long)x->N, dt_name(x->dt),
                (long long)x->kspan, x->h,
                (long long)x->NHj, (long long)x->KU, (long long)x->JV,
                x->R > 1 ? " over the top nodes" : "", (long long)x->Mc,
                x->adb ? ", double-buffered" : "",
+               x->ares ? ", all in lm0, by j set" : "",
                x->arun ? "; A loads in runs" : "",
                x->win ? "; B from a window image" : "");
     for (int i = 0; i < 2; i++)
@@ -568,9 +453,17 @@ static void emit(AccCgMm *x)
     buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
                x->g.c->k->outputs[0]->name, (long long)p->oimage,
                (long long)x->c_at);
+    if (x->ares) {
+        emit_ares(x, &red);
+        buf_free(&red);
+        buf_puts(o, "wait t1\n");
+        return;
+    }
     for (int64_t mc = 0; mc < x->NMC; mc++) {
         int al = a_lm(x, mc);
         AccCgOverlap ov;
+        x->a0 = 0;
+        x->keepb = 0;
         /* The first A chunk and the first rows of a window image load
          * side by side: they are what the first pair waits for. */
         if (mc == 0 && acc_cg_mm_rides(x, 0)) {
@@ -609,14 +502,29 @@ static void emit(AccCgMm *x)
              * and the next A chunk.  The next chunk's first B set goes
              * to this chunk's A LM, which every mfma reads: its
              * dist.L1s wait for the end of the tiles. */
+            /* With B's runs, the reduction's store goes on the DRAM
+             * channels behind the B set's last piece, not between its
+             * pieces: the channels then move it while that piece goes
+             * down the tree, where they would wait. */
+            char *st = NULL;
+            if (red.len && x->brun && !last) {
+                st = strstr(red.s, "\ndma.");
+                if (st)
+                    *st++ = '\0';
+            }
             if (red.len) {
                 acc_cg_ov_text(&ov, qid(x, Q_RED), red.s);
-                red.len = 0;
+                if (!st)
+                    red.len = 0;
             }
             /* A window image stays: only the first chunk loads it. */
             if (!last && !(x->oneq && x->adb && nmc != mc) &&
                 !(x->win && nmc > 0))
                 ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
+            if (st) {
+                acc_cg_ov_after(&ov, Q_ST, st, Q_RED, Q_B);
+                red.len = 0;
+            }
             if (x->oneq && x->adb && mc + 1 < x->NMC)
                 a_run(x, &ov, mc + 1, v * acc_cg_mm_a_n(x, mc + 1) / x->JV,
                       (v + 1) * acc_cg_mm_a_n(x, mc + 1) / x->JV);
@@ -720,8 +628,8 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     if (acc_cg_mm_plan(&x))
         return -1;
     p->est_cycles = acc_cg_mm_estimate(&x);
-    build_maps(&x);
-    build_omap(&x);
+    acc_cg_mm_maps(&x);
+    acc_cg_mm_omap(&x);
     emit(&x);
     return g->failed ? -1 : 0;
 }

@@ -50,6 +50,20 @@ typedef struct AccCgMm {
     /* A's loads as runs with two buffers in every BM (acc_cg_emit_load
      * _run), in pieces of half the most a BM takes. */
     int arun;
+    /* B sets load as runs too (brun), two buffers in every BM's B
+     * region and DMA tags t4, t5: when no A chunk rides in the pairs,
+     * the region A's buffers would take is B's second buffer, so that
+     * a set's pieces follow each other on the DRAM channels instead of
+     * each waiting for the last one's tree transfers. */
+    int brun;
+    /* All A chunks resident in lm0 (ares: NMC >= 2, each chunk from
+     * word 2 mc Mc KU), loaded first; the pairs go j set by j set, the
+     * chunks' pairs of one set sharing its B tiles in lm1, so that each
+     * B set crosses the DRAM channels once instead of once per chunk.
+     * a0: the LM word of the A chunk being computed; keepb: the next B
+ * set's load goes on in the next pair's bundles. */
+    int ares, keepb;
+    int64_t a0;
     /* Where each kind of transfer keeps its words in the BM of level
      * j (offa[j], offb[j]; the reductions' from 0), apart so that they
      * can be in flight together (cg_overlap.c's queues). */
@@ -67,8 +81,9 @@ typedef struct AccCgMm {
 
 /* The overlap engine's queues, first served first: the next B set
  * (the next pair waits for it), the last pair's reduction, the next A
- * chunk's run (it has the whole chunk). */
-enum { Q_B, Q_RED, Q_A };
+ * chunk's run (it has the whole chunk), and the reduction's store when
+ * it waits for the B set's last DMA (B's runs). */
+enum { Q_B, Q_RED, Q_A, Q_ST };
 
 /* Long words per PE of B set v: a window image's rows new to pair v,
  * or KU tiles. */
@@ -92,6 +107,12 @@ int64_t acc_cg_mm_a_off(const AccCgMm *x, int64_t mc);
 /* The estimate of the chosen shape's program in cycles (its busiest
  * resource per pair: what chose the shape). */
 double acc_cg_mm_estimate(const AccCgMm *x);
+/* Long words per PE of piece q of a run of `total` in pieces of W. */
+int64_t acc_cg_mm_piece(int64_t q, int64_t W, int64_t total);
+/* Fills the images of A and B (their maps, cg_mm_img.c) and C's
+ * omap. */
+void acc_cg_mm_maps(AccCgMm *x);
+void acc_cg_mm_omap(AccCgMm *x);
 /* Chooses the shape (the cheapest by the estimate of the program) and
  * places the images in DRAM: 0, or -1 after reporting. */
 int acc_cg_mm_plan(AccCgMm *x);

@@ -97,6 +97,8 @@ static int regions_apart(AccCgMm *x, int64_t len, int64_t wb, int nbuf)
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
 
+    int nbb = x->brun ? 2 : 1;
+
     x->Wb = wb;
     x->Wa = -1;
     for (int pass = 0; pass < 2; pass++)
@@ -109,16 +111,20 @@ static int regions_apart(AccCgMm *x, int64_t len, int64_t wb, int nbuf)
             if (j > x->h)
                 red *= F;
             if (pass == 0) {
-                if ((bm - red) / (3 * pb) / 4 * 4 < x->Wb)
-                    x->Wb = (bm - red) / (3 * pb) / 4 * 4;
+                int64_t d = x->brun ? 2 * pb : 3 * pb;
+                if ((bm - red) / d / 4 * 4 < x->Wb)
+                    x->Wb = (bm - red) / d / 4 * 4;
                 continue;
             }
-            int64_t w = (bm - red - pb * x->Wb) / (nbuf * pa) / 4 * 4;
+            int64_t w = (bm - red - nbb * pb * x->Wb) / (nbuf * pa) / 4 * 4;
             if (x->Wa < 0 || w < x->Wa)
                 x->Wa = w;
             x->offb[j] = red;
-            x->offa[j] = red + pb * x->Wb;
+            x->offa[j] = red + nbb * pb * x->Wb;
         }
+    /* B's second buffers take A's region: A loads by itself. */
+    if (x->brun)
+        x->Wa = x->Wa0;
     return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
 }
 
@@ -155,7 +161,7 @@ static void first_rows(AccCgMm *x);
  * over the top nodes when parts; 0, or -1 when it does not fit the
  * machine's memories (or adb buys nothing: one chunk). */
 static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
-                    int parts)
+                    int parts, int brun, int ares)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -213,6 +219,16 @@ static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
     x->db = win || 2 * x->KU * x->tw <= m->lm_words;
     x->adb = adb;
     x->boff = 0;
+    /* B's runs take A's buffers: only where no A chunk rides. */
+    x->brun = brun;
+    if (brun && (adb || win || !x->db || !apart))
+        return -1;
+    /* Every chunk's A in lm0 at once, the B sets in lm1. */
+    x->ares = ares;
+    if (ares && (adb || win || !x->db || !apart || x->NMC < 2 ||
+                 x->NMC * x->Mc * x->KU > m->lm_words ||
+                 2 * x->KU * x->tw > m->lm_words))
+        return -1;
     if (adb) {
         if (x->NMC < 2 || !x->db)
             return -1;
@@ -267,6 +283,24 @@ static double a_steps(const AccCgMm *x)
     per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, x->Wa0, x->h)),
                x->Wa0 / 4.0) + 2;
     return one + (acc_cg_mm_a_n(x, 0) - 1) * per;
+}
+
+/* Steps of the loads of a B set of n long words per PE in pieces of
+ * W: each by itself, or as a run (brun) at the pace of its slowest
+ * stage, as a_steps. */
+static double b_steps(const AccCgMm *x, int64_t n, int64_t W)
+{
+    const AccMachine *m = x->g.m;
+    int64_t w = n < W ? n : W, pieces = (n + W - 1) / W;
+    double one = load_steps(m, x->bk, w), dma, per;
+
+    if (!x->brun)
+        return pieces * one;
+    dma = (m->dma_latency + chan_words(m, x->bk, w) / m->dram_bw) /
+          m->step_cycles;
+    per = fmax(fmax(dma, (double)acc_cg_tree_steps(m, w, x->bk)),
+               w / 4.0) + 2;
+    return one + (pieces - 1) * per;
 }
 
 /* A window image's first rows load beside A's first chunk: in the
@@ -352,9 +386,10 @@ static double ride_steps(const AccCgMm *x, int a)
     chain = load_steps(m, x->bk, wb < x->Wb ? wb : x->Wb);
     if (a)
         chain += chan_words(m, x->ak, x->Wa) / m->dram_bw / m->step_cycles;
-    return fmax(fmax(dram, l1),
-                fmax((double)((wb + x->Wb - 1) / x->Wb) * chain,
-                     red_steps(x)));
+    chain *= (double)((wb + x->Wb - 1) / x->Wb);
+    if (x->brun)
+        chain = b_steps(x, wb, x->Wb);
+    return fmax(fmax(dram, l1), fmax(chain, red_steps(x)));
 }
 
 /* The program's steps as emit() writes it, roughly: a double-buffered
@@ -366,7 +401,8 @@ static double estimate(const AccCgMm *x)
 {
     const AccMachine *m = x->g.m;
     double a = a_steps(x);
-    double b = x->nb * load_steps(m, x->bk, x->Wb0);
+    double b = x->brun ? b_steps(x, acc_cg_mm_bset(x, 0), x->Wb0)
+                       : x->nb * load_steps(m, x->bk, x->Wb0);
     double red = red_steps(x);
     double tiles = (double)x->KU * (x->Mc / 4.0);
 
@@ -382,6 +418,30 @@ static double estimate(const AccCgMm *x)
             pair = fmax(tiles, red + b + a / x->JV);
         return a + b + red + (double)x->NMC *
                    ((double)x->JV * pair + x->KU * x->tw / 4.0);
+    }
+    if (x->ares) {
+        /* Per j set: the chunks' pairs from the same B tiles, the next
+         * set's load and the pairs' reductions and stores under them. */
+        const AccMachine *mm = x->g.m;
+        int nbm = acc_bm_levels(mm);
+        int64_t NT = acc_level_nodes(mm, acc_bm_level(mm, nbm));
+        int64_t per = NT / mm->dram_channels > 0 ? NT / mm->dram_channels
+                                                 : 1;
+        int64_t wb = x->KU * x->tw;
+        double top = (double)(x->Mc * x->G * x->rw) *
+                     (double)(acc_cg_scope_pes(mm, nbm) /
+                              acc_cg_scope_pes(mm, x->h < nbm ? x->h
+                                                              : nbm));
+        double dram = (chan_words(mm, x->bk, wb) +
+                       (double)x->NMC * top * (double)per) /
+                      (mm->dram_bw * mm->step_cycles);
+        double l1 = (double)x->NMC * x->Mc / 4.0 * x->rw + wb / 4.0;
+        double chain = x->brun ? b_steps(x, wb, x->Wb)
+                               : (double)((wb + x->Wb - 1) / x->Wb) *
+                                     load_steps(mm, x->bk, x->Wb);
+        double set = fmax(fmax((double)x->NMC * tiles, dram),
+                          fmax(fmax(l1, chain), (double)x->NMC * red));
+        return (double)x->NMC * a + b + red + (double)x->JV * set;
     }
     if (x->adb)
         return a + b + red + (double)x->NMC *
@@ -413,11 +473,13 @@ int acc_cg_mm_plan(AccCgMm *x)
 
     /* mode: bit 0 A's loads as runs, bit 1 A double-buffered, bit 2
      * the queues apart (when double-buffered), bit 3 B from a window
-     * image, bit 4 the rows over the top nodes. */
+     * image, bit 4 the rows over the top nodes, bit 5 B's loads as
+     * runs, bit 6 every A chunk resident (the pairs by j set). */
     for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < 32; mode++) {
+        for (int mode = 0; mode < 128; mode++) {
             if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2 & 1,
-                         mode >> 3 & 1, mode >> 4))
+                         mode >> 3 & 1, mode >> 4 & 1, mode >> 5 & 1,
+                         mode >> 6))
                 continue;
             if (!best || estimate(x) < cost) {
                 cost = estimate(x);
@@ -429,7 +491,8 @@ int acc_cg_mm_plan(AccCgMm *x)
         return acc_cg_fail(&x->g, "a matmul this large for this machine's "
                                   "local memories");
     shape_at(x, best, best_mode >> 1 & 1, best_mode & 1,
-             best_mode >> 2 & 1, best_mode >> 3 & 1, best_mode >> 4);
+             best_mode >> 2 & 1, best_mode >> 3 & 1, best_mode >> 4 & 1,
+             best_mode >> 5 & 1, best_mode >> 6);
     x->a_at = 0;
     x->b_at = acc_cg_mm_a_off(x, x->NMC);
     x->c_at = x->b_at + acc_cg_mm_b_off(x, x->JV);

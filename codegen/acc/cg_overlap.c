@@ -19,7 +19,9 @@
  * transfer at a time, and a `wait` goes in only once its queue's DMAs
  * of its tag should have landed.  The queues must use their own DMA
  * tags and BM words.  A bundle that reads an LM takes no op that names
- * it (one port per LM bank).  acc_cg_ov_flush writes the ops still queued
+ * it (one port per LM bank).  An op put in with acc_cg_ov_after also
+ * waits for another queue to empty and for a third one's last DMA
+ * (a store behind a load).  acc_cg_ov_flush writes the ops still queued
  * after the compute, as bundles of their own.
  */
 #include "codegen/acc/cg_int.h"
@@ -206,6 +208,23 @@ void acc_cg_ov_text(AccCgOverlap *v, int qi, const char *text)
     queue(v, qi, text, strlen(text));
 }
 
+void acc_cg_ov_after(AccCgOverlap *v, int qi, const char *op, int dep,
+                     int behind)
+{
+    const AccCgOvQueue *b = &v->q[behind];
+    int64_t last = -1;
+
+    for (int i = b->n - 1; i >= b->next && last < 0; i--)
+        if (b->e[i].dma)
+            last = i;
+    queue(v, qi, op, strlen(op));
+    /* The op, then the queue's end mark. */
+    AccCgOvOp *e = &v->q[qi].e[v->q[qi].n - 2];
+    e->after = dep + 1;
+    e->behind = last >= 0 ? behind + 1 : 0;
+    e->behind_i = last;
+}
+
 /* Whether queue q's next op may issue at step now (reads: the LMs the
  * bundle reads; used: the slots this bundle already fills). */
 static int ready(const AccCgOverlap *v, const AccCgOvQueue *q, int reads,
@@ -221,6 +240,10 @@ static int ready(const AccCgOverlap *v, const AccCgOvQueue *q, int reads,
     if (e->dma && v->now < v->dma_last + v->m->dma_issue_steps)
         return 0;
     if (e->wait && v->now < q->land[e->tag % ACC_CG_OV_TAGS])
+        return 0;
+    if (e->after && v->q[e->after - 1].next < v->q[e->after - 1].n)
+        return 0;
+    if (e->behind && v->q[e->behind - 1].next <= e->behind_i)
         return 0;
     return 1;
 }
