@@ -251,81 +251,98 @@ static void progress(OxModel *m, size_t i, size_t n)
     m->progress = 1;
 }
 
+/* The op of node type `op`, or NULL. */
+static OxOpFn find_op(const char *op)
+{
+    static OxOpFn (*const families[])(const char *) = {
+        ox_elementwise_op, ox_nn_op, ox_conv_op, ox_tensor_op, ox_loss_op,
+        ox_scatter_op, ox_einsum_op, ox_rnn_op, ox_resize_op, ox_misc_op,
+        ox_grid_op, ox_text_op, ox_quant_op, ox_control_op,
+    };
+    OxOpFn fn = NULL;
+
+    for (size_t i = 0; !fn && i < sizeof families / sizeof *families; i++)
+        fn = families[i](op);
+    return fn;
+}
+
+/* One node: its op's stages (or its outputs folded to constants).  A
+ * control-flow op imports the nodes of its subgraphs through this
+ * too, so the node being emitted, its attribute marks and the pending
+ * stages are the caller's again afterwards. */
+int ox_import_node(OxModel *m, const Onnx__NodeProto *n)
+{
+    const Onnx__NodeProto *outer = m->node;
+    unsigned char *outer_read = m->attr_read;
+    size_t outer_nread = m->nattr_read;
+    TlBuf outer_pending = m->pending;
+    OxOpFn fn;
+    int foldable, *used, rc = -1;
+    size_t start;
+
+    m->node = n;
+    m->attr_read = NULL;
+    m->nattr_read = 0;
+    buf_init(&m->pending);
+    if (!n->op_type) {
+        ox_fail(m, "a node has no op_type");
+        goto done;
+    }
+    for (size_t j = 0; j < n->n_input; j++)
+        if (*n->input[j] && !ox_find(m, n->input[j])) {
+            ox_unsupported(m, "input '%s' is not defined before the "
+                           "node (a dangling name or a cycle)",
+                           n->input[j]);
+            goto done;
+        }
+    if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx")) {
+        ox_unsupported(m, "unsupported op '%s:%s'", n->domain, n->op_type);
+        goto done;
+    }
+    if (!strcmp(n->op_type, "Constant")) {
+        if (op_constant(m) == 0 && ox_check_attrs(m) == 0)
+            rc = 0;
+        goto done;
+    }
+    if (!(fn = find_op(n->op_type))) {
+        ox_unsupported(m, "unsupported op '%s'", n->op_type);
+        goto done;
+    }
+    foldable = ox_foldable(m);
+    start = m->body.len;
+    used = tl_xcalloc(n->n_input + 1, sizeof *used);
+    for (size_t j = 0; j < n->n_input; j++)
+        used[j] = *n->input[j] && ox_find(m, n->input[j])->used;
+    if (fn(m) < 0 || ox_check_attrs(m) < 0) {
+        free(used);
+        if (!m->error)
+            ox_unsupported(m, "cannot be imported");
+        goto done;
+    }
+    if (m->pending.len)
+        buf_putn(&m->body, m->pending.s, m->pending.len);
+    if (foldable)
+        ox_fold(m, start, used);
+    free(used);
+    rc = 0;
+done:
+    free(m->attr_read);
+    buf_free(&m->pending);
+    m->node = outer;
+    m->attr_read = outer_read;
+    m->nattr_read = outer_nread;
+    m->pending = outer_pending;
+    return rc;
+}
+
 static int import_nodes(OxModel *m)
 {
     Onnx__GraphProto *g = m->g;
 
     for (size_t i = 0; i < g->n_node && !m->error; i++) {
-        const Onnx__NodeProto *n = g->node[i];
-        OxOpFn fn;
-        int foldable, *used;
-        size_t start;
-
-        m->node = n;
         progress(m, i, g->n_node);
-        for (size_t j = 0; j < n->n_input; j++)
-            if (*n->input[j] && !ox_find(m, n->input[j])) {
-                ox_unsupported(m, "input '%s' is not defined before the "
-                               "node (a dangling name or a cycle)",
-                               n->input[j]);
-                return -1;
-            }
-        if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx")) {
-            ox_unsupported(m, "unsupported op '%s:%s'", n->domain,
-                           n->op_type);
+        if (ox_import_node(m, g->node[i]) < 0)
             return -1;
-        }
-        if (!strcmp(n->op_type, "Constant")) {
-            if (op_constant(m) < 0 || ox_check_attrs(m) < 0)
-                return -1;
-            continue;
-        }
-        fn = ox_elementwise_op(n->op_type);
-        if (!fn)
-            fn = ox_nn_op(n->op_type);
-        if (!fn)
-            fn = ox_conv_op(n->op_type);
-        if (!fn)
-            fn = ox_tensor_op(n->op_type);
-        if (!fn)
-            fn = ox_loss_op(n->op_type);
-        if (!fn)
-            fn = ox_scatter_op(n->op_type);
-        if (!fn)
-            fn = ox_einsum_op(n->op_type);
-        if (!fn)
-            fn = ox_rnn_op(n->op_type);
-        if (!fn)
-            fn = ox_resize_op(n->op_type);
-        if (!fn)
-            fn = ox_misc_op(n->op_type);
-        if (!fn)
-            fn = ox_grid_op(n->op_type);
-        if (!fn)
-            fn = ox_text_op(n->op_type);
-        if (!fn)
-            fn = ox_quant_op(n->op_type);
-        if (!fn) {
-            ox_unsupported(m, "unsupported op '%s'", n->op_type);
-            return -1;
-        }
-        foldable = ox_foldable(m);
-        start = m->body.len;
-        used = tl_xcalloc(n->n_input + 1, sizeof *used);
-        for (size_t j = 0; j < n->n_input; j++)
-            used[j] = *n->input[j] && ox_find(m, n->input[j])->used;
-        m->pending.len = 0;
-        if (fn(m) < 0 || ox_check_attrs(m) < 0) {
-            free(used);
-            if (!m->error)
-                ox_unsupported(m, "cannot be imported");
-            return -1;
-        }
-        if (m->pending.len)
-            buf_putn(&m->body, m->pending.s, m->pending.len);
-        if (foldable)
-            ox_fold(m, start, used);
-        free(used);
     }
     m->node = NULL;
     return m->error ? -1 : 0;

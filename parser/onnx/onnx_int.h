@@ -4,9 +4,10 @@
  * data), the emitter's state, and the op tables.  Reading is in
  * onnx_read.c, the value table and shape helpers in onnx_shape.c,
  * constant folding in onnx_fold.c, symbolic input sizes in onnx_sym.c,
- * the Graphviz form in onnx_dot.c, the ops in onnx_ops_*.c (by family:
+ * the Graphviz form in onnx_dot.c, values the importer makes itself
+ * (slices, stacks) in onnx_values.c, the ops in onnx_ops_*.c (by family:
  * elementwise, nn, conv, tensor, loss, einsum, grid, misc, resize, rnn,
- * scatter, text, quant), the driver, the text and the weights in
+ * scatter, text, quant, control), the driver, the text and the weights in
  * onnx_emit.c.
  */
 #ifndef TL_ONNX_INT_H
@@ -54,6 +55,9 @@ typedef struct OxSym {
     const char *input;
 } OxSym;
 
+/* The names of a subgraph being imported (onnx_ops_control.c). */
+typedef struct OxScope OxScope;
+
 /* The importer's state for one model. */
 typedef struct OxModel {
     const char *path;       /* for messages */
@@ -83,6 +87,15 @@ typedef struct OxModel {
     int nsym;
     int pass;
     int quiet;              /* messages are not printed (error is set) */
+    /* Control flow (onnx_ops_control.c): the scope of the subgraph
+     * whose nodes are being imported (NULL: the main graph), how deep
+     * subgraphs nest there, and the nodes of subgraphs imported so far
+     * (each iteration of a loop counts its body again). */
+    OxScope *scope;
+    const char *label;      /* the current node's name in its subgraph
+                               (its copy's names the iteration) */
+    int depth;
+    int64_t unrolled;
 } OxModel;
 
 /* onnx_read.c */
@@ -167,6 +180,32 @@ void ox_sym_refuse(OxModel *m);
 int ox_foldable(OxModel *m);
 int ox_fold(OxModel *m, size_t body_start, const int *used_before);
 
+/* onnx_emit.c: imports node n (its op's stages, or its outputs folded
+ * to constants); 0, or -1 after a message.  Control-flow ops import
+ * their subgraphs' nodes through it; the current node is the caller's
+ * again afterwards. */
+int ox_import_node(OxModel *m, const Onnx__NodeProto *n);
+
+/* onnx_values.c: values the importer makes itself. */
+/* A name free in the value table made from base and suffix ("@0"):
+ * base@0, base@0@2, ...; its identifier drops the '@' (base_0).
+ * Owned by the caller. */
+char *ox_fresh(OxModel *m, const char *base, const char *suffix);
+/* A new constant value owning t. */
+OxValue *ox_const(OxModel *m, const char *name, TlTensor *t);
+/* v at position pos of axis `axis` (the axis dropped), named
+ * base+suffix: computed at import when v is a constant, else a stage. */
+OxValue *ox_take(OxModel *m, OxValue *v, int axis, int64_t pos,
+                 const char *base, const char *suffix);
+/* vals[n] (n >= 1, of one dtype and shape) stacked along a new axis
+ * `axis`, the last first when rev: the node's output oi, or (oi < 0) a
+ * value named base; a constant when all are.  NULL after a message. */
+OxValue *ox_stack(OxModel *m, OxValue **vals, int64_t n, int axis,
+                  int rev, int oi, const char *base);
+/* The node's output i is v: a constant when v is one, else a copy
+ * stage; nothing for an output left out ("").  0, or -1. */
+int ox_give(OxModel *m, int i, OxValue *v);
+
 /* Attributes of the current node.  Each one an op asks for is marked
  * read; an attribute no op asked for is reported as unsupported after
  * the op ran (ox_check_attrs), so none is silently ignored.  An op
@@ -211,6 +250,7 @@ OxOpFn ox_misc_op(const char *name);
 OxOpFn ox_grid_op(const char *name);
 OxOpFn ox_text_op(const char *name);
 OxOpFn ox_quant_op(const char *name);
+OxOpFn ox_control_op(const char *name);
 /* BatchNormalization in training mode (onnx_ops_misc.c). */
 int ox_batchnorm_training(OxModel *m);
 
