@@ -257,7 +257,7 @@ static OxOpFn find_op(const char *op)
     static OxOpFn (*const families[])(const char *) = {
         ox_elementwise_op, ox_nn_op, ox_conv_op, ox_tensor_op, ox_loss_op,
         ox_scatter_op, ox_einsum_op, ox_rnn_op, ox_resize_op, ox_misc_op,
-        ox_grid_op, ox_text_op, ox_quant_op, ox_control_op,
+        ox_grid_op, ox_text_op, ox_quant_op, ox_control_op, ox_seq_op,
     };
     OxOpFn fn = NULL;
 
@@ -308,6 +308,14 @@ int ox_import_node(OxModel *m, const Onnx__NodeProto *n)
         ox_unsupported(m, "unsupported op '%s'", n->op_type);
         goto done;
     }
+    /* A sequence is the importer's list of values, which only the
+     * sequence ops take apart. */
+    for (size_t j = 0; j < n->n_input && !ox_seq_op(n->op_type); j++)
+        if (*n->input[j] && ox_find(m, n->input[j])->kind == OX_SEQ) {
+            ox_unsupported(m, "input '%s' is a sequence, which only the "
+                           "Sequence ops take", n->input[j]);
+            goto done;
+        }
     foldable = ox_foldable(m);
     start = m->body.len;
     used = tl_xcalloc(n->n_input + 1, sizeof *used);
@@ -391,6 +399,15 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
         if (!v) {
             ox_fail(m, "graph output '%s' is not computed by any node",
                     name ? name : "");
+            free(outs);
+            buf_free(&copies);
+            return -1;
+        }
+        if (v->kind == OX_SEQ) {
+            /* TODO(issue 5): sequence outputs, as several kernel
+             * outputs, with `tdsl run` writing SequenceProto files */
+            ox_fail(m, "graph output '%s' is a sequence (a kernel's "
+                    "outputs are tensors)", name);
             free(outs);
             buf_free(&copies);
             return -1;
@@ -562,6 +579,7 @@ static void free_pass(OxModel *m)
 {
     for (int i = 0; i < m->nv; i++) {
         tl_tensor_unref(m->v[i]->cval);
+        free(m->v[i]->seq);
         free(m->v[i]->name);
         free(m->v[i]);
     }

@@ -7,7 +7,7 @@
  * the Graphviz form in onnx_dot.c, values the importer makes itself
  * (slices, stacks) in onnx_values.c, the ops in onnx_ops_*.c (by family:
  * elementwise, nn, conv, tensor, loss, einsum, grid, misc, resize, rnn,
- * scatter, text, quant, control), the driver, the text and the weights in
+ * scatter, text, quant, control, seq), the driver, the text and the weights in
  * onnx_emit.c.
  */
 #ifndef TL_ONNX_INT_H
@@ -23,7 +23,9 @@
 #define OX_MAX_DIM (((int64_t)1 << 31) - 1)
 #define OX_MAX_NODES 100000
 
-enum { OX_INPUT, OX_INIT, OX_NODE };
+/* OX_SEQ: a sequence known at import (onnx_ops_seq.c), its elements
+ * in seq[nseq]; dt is theirs. */
+enum { OX_INPUT, OX_INIT, OX_NODE, OX_SEQ };
 
 /* One named tensor of the graph. */
 typedef struct OxValue {
@@ -35,6 +37,8 @@ typedef struct OxValue {
     int rank;
     int64_t dims[TL_MAX_RANK];
     TlTensor *cval;         /* the value when known at import */
+    struct OxValue **seq;   /* OX_SEQ: the elements (owned array) */
+    int nseq;
     /* Stages that read this one through a boundary helper (see
      * ox_put_bounded), so that each is made once. */
     struct {
@@ -251,6 +255,7 @@ OxOpFn ox_grid_op(const char *name);
 OxOpFn ox_text_op(const char *name);
 OxOpFn ox_quant_op(const char *name);
 OxOpFn ox_control_op(const char *name);
+OxOpFn ox_seq_op(const char *name);
 /* BatchNormalization in training mode (onnx_ops_misc.c). */
 int ox_batchnorm_training(OxModel *m);
 

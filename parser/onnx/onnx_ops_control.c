@@ -277,6 +277,12 @@ static int op_if(OxModel *m)
     for (size_t i = 0; i < m->node->n_output; i++) {
         OxValue *a = ot[i], *b = oe[i], *y;
         OxIdx idx[TL_MAX_RANK], cidx[TL_MAX_RANK];
+        if (a->kind == OX_SEQ || b->kind == OX_SEQ) {
+            ox_unsupported(m, "the condition '%s' is not known at import "
+                           "and output %zu is a sequence (bind it with "
+                           "--bind)", c->name, i);
+            goto done;
+        }
         if (a->dt != b->dt || a->rank != b->rank ||
             memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank)) {
             ox_unsupported(m, "the condition '%s' is not known at import "

@@ -103,6 +103,11 @@ OxValue *ox_stack(OxModel *m, OxValue **vals, int64_t n, int axis,
         return NULL;
     }
     for (int64_t k = 0; k < n; k++) {
+        if (vals[k]->kind == OX_SEQ) {
+            ox_unsupported(m, "'%s' would stack sequences (not supported)",
+                           name);
+            return NULL;
+        }
         if (vals[k]->dt != v0->dt || vals[k]->rank != v0->rank ||
             memcmp(vals[k]->dims, v0->dims,
                    sizeof(int64_t) * (size_t)v0->rank)) {
@@ -170,6 +175,18 @@ int ox_give(OxModel *m, int i, OxValue *v)
 
     if ((size_t)i >= n->n_output || !*n->output[i])
         return 0;
+    if (v->kind == OX_SEQ) {
+        /* the same list under the output's name */
+        if (ox_find(m, n->output[i])) {
+            ox_unsupported(m, "'%s' is defined twice", n->output[i]);
+            return -1;
+        }
+        y = ox_add(m, n->output[i], OX_SEQ, v->dt, 0, NULL);
+        y->seq = tl_xcalloc((size_t)v->nseq + 1, sizeof *y->seq);
+        memcpy(y->seq, v->seq, (size_t)v->nseq * sizeof *y->seq);
+        y->nseq = v->nseq;
+        return 0;
+    }
     if (v->cval) {
         if (ox_find(m, n->output[i])) {
             ox_unsupported(m, "'%s' is defined twice", n->output[i]);
