@@ -392,6 +392,12 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
     int first = 1;
 
     buf_init(&copies);
+    if (!g->n_output) {
+        ox_fail(m, "the graph has no outputs (a kernel computes at least "
+                "one)");
+        free(outs);
+        return -1;
+    }
     /* Outputs that are not computed by a node get a copy stage. */
     for (size_t i = 0; i < g->n_output; i++) {
         const char *name = g->output[i]->name;
