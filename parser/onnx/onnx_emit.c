@@ -83,6 +83,9 @@ static int add_input(OxModel *m, const Onnx__ValueInfoProto *vi, int pos,
     }
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         !tp->tensor_type || !tp->tensor_type->has_elem_type) {
+        /* TODO(issue 5): a sequence input bound to a SequenceProto
+         * file (its length and shapes then known), as one kernel
+         * input per element, with `tdsl run` splitting the file. */
         ox_fail(m, "input '%s': only tensor inputs are supported", vi->name);
         return -1;
     }
