@@ -1,5 +1,6 @@
 /*
- * onnx_ops_misc.c - HannWindow, HammingWindow, BlackmanWindow, OneHot,
+ * onnx_ops_misc.c - Compress (by a condition known at import),
+ * HannWindow, HammingWindow, BlackmanWindow, OneHot,
  * DFT, BatchNormalization in training mode,
  * TopK and Det.  TopK ranks every element among its axis (how many come
  * before it), then picks the element of each rank with a sum over the
@@ -9,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static OxValue *need(OxModel *m, int i)
@@ -581,7 +583,94 @@ static int op_stft(OxModel *m)
     return 0;
 }
 
+/* Compress: the condition must be known at import (it decides the
+ * output's shape); the kept positions become a constant table that the
+ * stage reads the input by: `y[i0, i1] = x[y_index[i0], i1]`, or,
+ * without an axis (the input flattened), one row of coordinates per
+ * kept element: `y[i0] = x[y_index[i0, 0], y_index[i0, 1]]`. */
+static int op_compress(OxModel *m)
+{
+    OxValue *x = ox_need_in(m, 0), *c = x ? ox_need_in(m, 1) : NULL, *y, *tv;
+    const Onnx__AttributeProto *aa = ox_attr(m, "axis");
+    int64_t axis = aa && aa->has_i ? aa->i : -1, n, len, k = 0, dims[1];
+    int64_t tdims[2], idx[1];
+    TlTensor *t;
+    char *tname;
+
+    if (!c)
+        return -1;
+    if (!c->cval || c->rank != 1) {
+        ox_unsupported(m, "the condition '%s' must be a 1-D tensor known at "
+                       "import (the output's shape depends on it; bind it "
+                       "with --bind)", c->name);
+        return -1;
+    }
+    if (aa && (axis < -x->rank || axis >= x->rank)) {
+        ox_unsupported(m, "axis %lld is out of range", (long long)axis);
+        return -1;
+    }
+    if (aa && axis < 0)
+        axis += x->rank;
+    n = aa ? x->dims[axis] : ox_numel(x);
+    len = c->dims[0] < n ? c->dims[0] : n;
+    for (idx[0] = 0; idx[0] < len; idx[0]++)
+        k += tl_tensor_get_i64(c->cval, idx) != 0;
+    if (!k) {
+        ox_unsupported(m, "the condition keeps nothing (an empty output)");
+        return -1;
+    }
+    tdims[0] = k;
+    tdims[1] = x->rank;
+    t = tl_tensor_new(DT_I64, aa ? 1 : 2, tdims, NULL, 0);
+    for (idx[0] = 0, k = 0; idx[0] < len; idx[0]++) {
+        int64_t *row, flat = idx[0];
+        if (!tl_tensor_get_i64(c->cval, idx))
+            continue;
+        if (aa) {
+            ((int64_t *)t->data)[k++] = idx[0];
+            continue;
+        }
+        row = (int64_t *)t->data + k++ * x->rank;
+        for (int j = x->rank; j-- > 0;) {
+            row[j] = flat % x->dims[j];
+            flat /= x->dims[j];
+        }
+    }
+    if (aa) {
+        int64_t od[TL_MAX_RANK];
+        memcpy(od, x->dims, sizeof od);
+        od[axis] = tdims[0];
+        y = ox_out(m, 0, x->dt, x->rank, od);
+    } else {
+        dims[0] = tdims[0];
+        y = ox_out(m, 0, x->dt, 1, dims);
+    }
+    if (!y) {
+        tl_tensor_unref(t);
+        return -1;
+    }
+    tname = ox_fresh(m, m->node->output[0], "@index");
+    tv = ox_const(m, tname, t);
+    free(tname);
+    tv->used = 1;
+    ox_comment(m);
+    ox_lhs(&m->body, y->id, y->rank);
+    buf_printf(&m->body, "%s[", ox_fixed(m, x));
+    for (int j = 0; j < x->rank; j++) {
+        buf_puts(&m->body, j ? ", " : "");
+        if (!aa)
+            buf_printf(&m->body, "%s[i0, %d]", tv->id, j);
+        else if (j == axis)
+            buf_printf(&m->body, "%s[i%d]", tv->id, j);
+        else
+            buf_printf(&m->body, "i%d", j);
+    }
+    buf_puts(&m->body, "]\n");
+    return 0;
+}
+
 static const OxOp ops[] = {
+    {"Compress", op_compress},
     {"STFT", op_stft},
     {"MelWeightMatrix", op_mel_weight_matrix},
     {"DFT", op_dft},
