@@ -574,7 +574,7 @@ static int op_scan(OxModel *m)
     memset(&sp, 0, sizeof sp);
     if (!(sp.g = graph_attr(m, "body")))
         return -1;
-    if (M < 1 || (size_t)M > n->n_input - first ||
+    if (M < 1 || n->n_input < first + (size_t)M ||
         (size_t)M > sizeof sp.in_axis / sizeof *sp.in_axis) {
         ox_unsupported(m, "num_scan_inputs must be in 1 .. the number of "
                        "inputs");
@@ -591,6 +591,17 @@ static int op_scan(OxModel *m)
     sp.N = N;
     sp.M = (size_t)M;
     sp.K = sp.g->n_output - N;
+    if (sp.g->n_input != N + sp.M) {
+        ox_unsupported(m, "the subgraph '%s' has %zu inputs; %zu expected",
+                       sp.g->name ? sp.g->name : "", sp.g->n_input,
+                       N + sp.M);
+        return -1;
+    }
+    for (size_t j = 0; j < sp.g->n_input; j++)
+        if (!sp.g->input[j]->name || !*sp.g->input[j]->name) {
+            ox_unsupported(m, "a subgraph input has no name");
+            return -1;
+        }
     if (first) {
         if (ox_in(m, 0)) {
             ox_unsupported(m, "sequence_lens is not supported");

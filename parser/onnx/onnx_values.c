@@ -85,6 +85,36 @@ OxValue *ox_take(OxModel *m, OxValue *v, int axis, int64_t pos,
     return y;
 }
 
+/* The read of the stacked vals[lo .. hi) at position i<axis>: a chain
+ * of selects (`select(i0 == 0, a[i1], select(i0 == 1, b[i1], c[i1]))`)
+ * for a few, else halves chosen by a select, so that the nesting grows
+ * with the logarithm of the count (the language allows 256 levels). */
+static void pick(TlBuf *b, OxValue **vals, int64_t n, int64_t lo,
+                 int64_t hi, int axis, int rank, int rev)
+{
+    if (hi - lo > 8) {
+        int64_t mid = lo + (hi - lo) / 2;
+        buf_printf(b, "select(i%d < %lld, ", axis, (long long)mid);
+        pick(b, vals, n, lo, mid, axis, rank, rev);
+        buf_puts(b, ", ");
+        pick(b, vals, n, mid, hi, axis, rank, rev);
+        buf_putc(b, ')');
+        return;
+    }
+    for (int64_t k = lo; k < hi; k++) {
+        OxIdx idx[TL_MAX_RANK];
+        for (int i = 0, j = 0; i < rank; i++)
+            if (i != axis)
+                snprintf(idx[j++], sizeof idx[0], "i%d", i);
+        if (k < hi - 1)
+            buf_printf(b, "select(i%d == %lld, ", axis, (long long)k);
+        ox_read(b, vals[rev ? n - 1 - k : k], idx);
+        buf_puts(b, k < hi - 1 ? ", " : "");
+    }
+    for (int64_t k = lo; k < hi - 1; k++)
+        buf_putc(b, ')');
+}
+
 /* vals[n] (n >= 1, one dtype and shape) stacked along a new axis
  * `axis`, the last first when rev: node output oi, or (oi < 0) a value
  * named base.  A constant when every one is. */
@@ -149,18 +179,7 @@ OxValue *ox_stack(OxModel *m, OxValue **vals, int64_t n, int axis,
     }
     y = ox_add(m, name, OX_NODE, v0->dt, rank, dims);
     ox_lhs(&m->body, y->id, rank);
-    for (int64_t k = 0; k < n; k++) {
-        OxIdx idx[TL_MAX_RANK];
-        for (int i = 0, j = 0; i < rank; i++)
-            if (i != axis)
-                snprintf(idx[j++], sizeof idx[0], "i%d", i);
-        if (k < n - 1)
-            buf_printf(&m->body, "select(i%d == %lld, ", axis, (long long)k);
-        ox_read(&m->body, vals[rev ? n - 1 - k : k], idx);
-        buf_puts(&m->body, k < n - 1 ? ", " : "");
-    }
-    for (int64_t k = 0; k < n - 1; k++)
-        buf_putc(&m->body, ')');
+    pick(&m->body, vals, n, 0, n, axis, rank, rev);
     buf_putc(&m->body, '\n');
     return y;
 }

@@ -19,6 +19,18 @@ grep -q '# iteration 3' e2.tdsl && fail "a fourth iteration: $(cat e2.tdsl)"
 grep -q "# Mul 'tv (then branch of If 'v2')'" e2.tdsl ||
     fail "the If in the Loop did not take its branch: $(cat e2.tdsl)"
 
+# 1024 iterations: the stacked output selects by halves (the language
+# nests expressions 256 deep at most).
+"$TDSL" import big.onnx -o big.tdsl 2>err || fail "big: $(cat err)"
+"$TDSL" run big.tdsl --in big_in0.pb --out big_out0.npy \
+    --out big_out1.npy 2>err || fail "big: run: $(cat err)"
+for k in 0 1; do
+    "$TDSL" import --compare big_out$k.npy big_out$k.pb 2>err ||
+        fail "big, output $k: $(cat err)"
+done
+grep -q 'select(i0 < 512, select(i0 < 256' big.tdsl ||
+    fail "big: no halves: $(head -c 600 big.tdsl)"
+
 L="node 'vf' (Loop, opset 13)"
 S="node 'f' (Scan, opset 11)"
 S8="node 'f' (Scan, opset 8)"

@@ -313,6 +313,24 @@ def main():
     refuse('twice', model([node], [vi('v0', F, [2])],
                           [vi('vf', F, None)], inits=[n3]))
 
+    # 1024 iterations with a scan output (run on the interpreter only):
+    # the stacking select must not nest 1024 deep.
+    body = H.make_graph(
+        [H.make_node('Identity', ['c'], ['c_out']),
+         H.make_node('Neg', ['v'], ['v2']),
+         H.make_node('Identity', ['v2'], ['vs'])], 'b',
+        [vi('i', TP.INT64, []), vi('c', TP.BOOL, []), vi('v', F, [2])],
+        [vi('c_out', TP.BOOL, []), vi('v2', F, [2]), vi('vs', F, [2])])
+    node = H.make_node('Loop', ['n', '', 'v0'], ['vf', 'ys'], body=body)
+    onnx.save(model([node], [vi('v0', F, [2])],
+                    [vi('vf', F, [2]), vi('ys', F, [1024, 2])],
+                    inits=[numpy_helper.from_array(np.array(1024, np.int64),
+                                                   'n')]), 'big.onnx')
+    v0 = np.array([1.5, -2], np.float32)
+    pb(v0, 'big_in0.pb')
+    pb(v0, 'big_out0.pb')
+    pb(np.stack([-v0, v0] * 512), 'big_out1.pb')
+
     for k, (m, ins, outs) in enumerate(cases):
         onnx.checker.check_model(m)
         onnx.save(m, 'm%d.onnx' % k)
