@@ -107,15 +107,15 @@ static int import_body(OxModel *m, const Onnx__GraphProto *g,
         return -1;
     }
     s.up = m->scope;
+    m->scope = &s;
+    m->depth++;
     for (size_t i = 0; i < nin; i++) {
         if (!g->input[i]->name || !*g->input[i]->name) {
             ox_unsupported(m, "a subgraph input has no name");
-            return -1;
+            goto done;
         }
         scope_add(&s, g->input[i]->name, ins[i]->name);
     }
-    m->scope = &s;
-    m->depth++;
     for (size_t i = 0; i < g->n_initializer; i++) {
         const Onnx__TensorProto *p = g->initializer[i];
         TlTensor *t;
