@@ -30,7 +30,8 @@ static int seq_out(OxModel *m, TlDType dt, OxValue **elems, int n)
     }
     s = ox_add(m, nd->output[0], OX_SEQ, dt, 0, NULL);
     s->seq = tl_xcalloc((size_t)n + 1, sizeof *s->seq);
-    memcpy(s->seq, elems, (size_t)n * sizeof *elems);
+    if (n)
+        memcpy(s->seq, elems, (size_t)n * sizeof *elems);
     s->nseq = n;
     return 0;
 }
