@@ -241,7 +241,10 @@ static int var_arg(SCtx *x, StageVars *sv, TlDirective *d, TlExpr *e,
                    sv->func->name, d->name);
         return 0;
     }
-    if (sv->gone.v[i]) {
+    /* reorder_storage names the stage's axes, which a split of their
+     * loops leaves in place (SPEC 10.3): only loops go */
+    if (sv->gone.v[i] &&
+        !(letter == 'x' && !strcmp(d->name, "reorder_storage"))) {
         TlDirective *by = sv->gone.v[i];
         int split = !strcmp(d->name, "split") || !strcmp(d->name, "tile");
         int was_split = !strcmp(by->name, "split") ||
