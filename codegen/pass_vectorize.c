@@ -20,7 +20,12 @@
  *   condition that c holds on every lane, checked once before it; when
  *   it does not, the original loop runs as a serial (scalar) loop.
  *   For a comparison of a ramp with something lane-invariant the
- *   check looks at the extreme lane only.
+ *   check looks at the extreme lane only.  A guard that reads a buffer
+ *   the body stores into, under an inner loop or after such a store
+ *   (argmin's `v < best[l]` with the reduction loop inside the vector
+ *   one), changes as the body runs: checking it once before would let
+ *   its first value stand for every later one (the last tie won, the
+ *   random test's seed 13874), so the loop stays.
  *   TODO(issue 4): the lanes past a tile's last whole vector (matmul
  *   with N not a multiple of 64: 252 x 252 x 252 takes 1.60 ms against
  *   0.33 at 256, bench/README 2026-11-28) need masked vector stores in
@@ -63,8 +68,48 @@ typedef struct Vz {
     Access acc[VZ_MAX_ACC];
     int nacc;
     LExpr *all;         /* every guard holds on every lane */
+    const LStmt *body;  /* the loop's body as it was */
+    int depth;          /* inner loops around the statement */
+    int stored;         /* a store was vectorized before it */
     int fail;
 } Vz;
+
+typedef struct Stored {
+    const LStmt *body;
+    const LVar *buf;
+    int hit;
+} Stored;
+
+static int stored_stmt(LVisitor *v, const LStmt *st)
+{
+    Stored *x = v->ctx;
+
+    x->hit |= st->kind == LS_STORE && st->var == x->buf;
+    return 1;
+}
+
+static int stored_expr(LVisitor *v, const LExpr *e)
+{
+    Stored *x = v->ctx;
+
+    if (e->kind == LE_LOAD && !x->hit) {
+        Stored y = {NULL, e->var, 0};
+        LVisitor w = {&y, NULL, stored_stmt};
+        lir_visit_stmt(&w, x->body);
+        x->hit = y.hit;
+    }
+    return 1;
+}
+
+/* Does c load a buffer that the loop's body stores into? */
+static int reads_stored(Vz *z, const LExpr *c)
+{
+    Stored x = {z->body, NULL, 0};
+    LVisitor v = {&x, stored_expr, NULL};
+
+    lir_visit_expr(&v, c);
+    return x.hit;
+}
 
 static int is_pow2(int64_t w)
 {
@@ -469,6 +514,7 @@ static LStmt *vstmt(Vz *z, LStmt *st)
             return st;
         }
         record(z, st->var, args[0], 1);
+        z->stored = 1;
         return lir_store(z->s, st->var, args, st->nargs, widen(z, a));
     case LS_FOR:
         a = vexpr(z, st->a);
@@ -480,8 +526,14 @@ static LStmt *vstmt(Vz *z, LStmt *st)
             return st;
         }
         bind(z, st->var);
-        return lir_for(z->s, st->loop, st->width, st->level, st->var, a, b,
-                       vstmt(z, st->body));
+        {
+            LStmt *inner;
+            z->depth++;
+            inner = vstmt(z, st->body);
+            z->depth--;
+            return lir_for(z->s, st->loop, st->width, st->level, st->var,
+                           a, b, inner);
+        }
     case LS_IF:
         a = vexpr(z, st->a);
         if (a->type.lanes == 1)
@@ -489,7 +541,8 @@ static LStmt *vstmt(Vz *z, LStmt *st)
                           st->orelse ? vstmt(z, st->orelse) : NULL);
         a = lir_simplify_expr(z->s, a);
         b = st->orelse ? NULL : all_lanes(z, a);
-        if (!b || mentions_bound(z, b)) {
+        if (!b || mentions_bound(z, b) ||
+            ((z->depth || z->stored) && reads_stored(z, st->a))) {
             z->fail = 1;
             return st;
         }
@@ -551,6 +604,7 @@ static LStmt *vectorize_loop(TlSession *s, LStmt *st)
     z->v = st->var;
     z->lo = st->a;
     z->w = (int)ext->ival;
+    z->body = st->body;
     body = vstmt(z, st->body);
     if (z->fail || !lanes_independent(z))
         return st;
