@@ -62,6 +62,15 @@ typedef struct RgProgram {
     int accel_red;
     int red_rank;
     int64_t red_ext[2];
+    /* gen_accel.c: f32 outputs may differ from the interpreter's by
+     * this many units in the last place (a division is a reciprocal
+     * then a product on accel: two roundings, SPEC 7). */
+    int ulps;
+    /* gen_accel.c: a construct the target may refuse; a clean
+     * ACC_CG_UNSUPPORTED error passes, and so does a run that
+     * agrees with the interpreter, but never a crash or another
+     * error. */
+    int may_refuse;
 } RgProgram;
 
 /* Fills p (buf_free(&p->text) when done) from rng. */
@@ -82,9 +91,14 @@ void rg_accel_schedule(RgRng *rng, const RgProgram *p, int nlevels,
                        const char *const *name, const int *fan,
                        int64_t lm, TlBuf *src);
 
-/* What the target applies (the cpu backend today). */
+/* What the target applies (the cpu backend today), and the shapes of
+ * the call the schedule will run with: shape[i] the extents of the
+ * kernel's input i (NULL, or nin 0: unknown), from which `bound`
+ * directives take the stages' domains as constants. */
 typedef struct RgTarget {
     const char *name;       /* "cpu" */
+    int nin;
+    const int64_t *shape[16];
 } RgTarget;
 
 /* Appends `schedule NAME for TARGET { ... }` for checked kernel k to

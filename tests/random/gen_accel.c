@@ -35,8 +35,18 @@
  * of in0 of its own that the program converts, which the elementwise
  * route (cg_elem_lay.c) and the layout route (cg_red_lay.c) follow.
  *
- * TODO(issue 6): exp and division in stages, f16 matmul, and random
- * distributes and layouts of pipelines.
+ * Expressions may hold exp, log and rsqrt (the interpreter's bits on
+ * accel) and divisions by powers of two (exact); an elementwise
+ * output may be a division, a sqrt, or a division by a sqrt of the
+ * rest, two roundings on accel, compared within 2 ulp (RgProgram
+ * ulps).  A matmul may read f16 or bf16 inputs converted to f32 (of
+ * small integers: exact).  Now and then a kernel holds a construct
+ * the target refuses (another math function, a cast, a select, an
+ * integer or f16 dtype, a stage read shifted): it must give a clean
+ * ACC_CG_UNSUPPORTED error or the interpreter's result, never crash
+ * (RgProgram may_refuse).
+ *
+ * TODO(issue 6): random distributes and layouts of pipelines.
  */
 #include "gen.h"
 
@@ -54,6 +64,7 @@ typedef struct AGen {
     int indim[MAXIN][3];        /* the axes each input has */
     const char *extra[2];       /* stages a leaf may read (pipelines) */
     int nextra, nextra_max;     /* nextra_max: a pipeline (axes i j l) */
+    int math;                   /* exp, log, rsqrt, / 2^k in expr */
     TlBuf *out;
 } AGen;
 
@@ -90,7 +101,23 @@ static void expr(AGen *g, int depth)
                : depth == 0 ? 5 + rg_below(g->r, 5)
                             : rg_below(g->r, 10);
 
-    if (pick < 3 && g->nextra && rg_chance(g->r, 40)) {
+    if (g->math && depth < 4 && rg_chance(g->r, 12)) {
+        /* exact on accel: the sim's exp, log and rsqrt are the
+         * interpreter's; a power of two's reciprocal is exact */
+        static const char *const fn[] = {"exp", "log", "rsqrt"};
+        static const char *const p2[] = {"2.0", "0.5", "4.0", "-0.25",
+                                         "8.0"};
+        int k = rg_below(g->r, 4);
+        if (k < 3) {
+            buf_printf(g->out, "%s(", fn[k]);
+            expr(g, depth + 1);
+            buf_putc(g->out, ')');
+        } else {
+            buf_putc(g->out, '(');
+            expr(g, depth + 1);
+            buf_printf(g->out, " / %s)", p2[rg_below(g->r, 5)]);
+        }
+    } else if (pick < 3 && g->nextra && rg_chance(g->r, 40)) {
         buf_puts(g->out, g->extra[rg_below(g->r, g->nextra)]);
     } else if (pick < 3) {
         read_input(g, rg_below(g->r, g->nin));
@@ -141,6 +168,11 @@ static void matmul(RgRng *rng, RgProgram *p, const int64_t *pick, int n)
     int64_t e[3];           /* N (i), M (j), R (r) */
     int ta = rg_chance(rng, 50), tb = rg_chance(rng, 50);
     int swap = rg_chance(rng, 50);
+    /* f16 or bf16 inputs, converted to f32 in the product (exact for
+     * small integers) */
+    int h = rg_below(rng, 10);
+    const char *dt = h < 2 ? "f16" : h < 3 ? "bf16" : "f32";
+    const char *cv = h < 3 ? "f32(" : "", *cc = h < 3 ? ")" : "";
 
     do {
         for (int d = 0; d < 3; d++)
@@ -152,20 +184,20 @@ static void matmul(RgRng *rng, RgProgram *p, const int64_t *pick, int n)
         int t = x ? tb : ta;
         /* in0 is (i, r) or (r, i); in1 (r, j) or (j, r). */
         int64_t a = x ? e[2] : e[0], b = x ? e[1] : e[2];
-        p->dtype[x] = DT_F32;
+        p->dtype[x] = h < 2 ? DT_F16 : h < 3 ? DT_BF16 : DT_F32;
         p->rank[x] = 2;
         p->shape[x][0] = t ? b : a;
         p->shape[x][1] = t ? a : b;
     }
-    buf_printf(o, "kernel k(in0: f32[%s], in1: f32[%s]) -> "
-               "(out: f32[N, M]) {\n    out[i, j] = sum(r) ",
-               ta ? "R, N" : "N, R", tb ? "M, R" : "R, M");
+    buf_printf(o, "kernel k(in0: %s[%s], in1: %s[%s]) -> "
+               "(out: f32[N, M]) {\n    out[i, j] = sum(r) ", dt,
+               ta ? "R, N" : "N, R", dt, tb ? "M, R" : "R, M");
     if (swap)
-        buf_printf(o, "in1[%s] * in0[%s]\n}\n", tb ? "j, r" : "r, j",
-                   ta ? "r, i" : "i, r");
+        buf_printf(o, "%sin1[%s]%s * %sin0[%s]%s\n}\n", cv,
+                   tb ? "j, r" : "r, j", cc, cv, ta ? "r, i" : "i, r", cc);
     else
-        buf_printf(o, "in0[%s] * in1[%s]\n}\n", ta ? "r, i" : "i, r",
-                   tb ? "j, r" : "r, j");
+        buf_printf(o, "%sin0[%s]%s * %sin1[%s]%s\n}\n", cv,
+                   ta ? "r, i" : "i, r", cc, cv, tb ? "j, r" : "r, j", cc);
 }
 
 /* lhs combined with a random expression by +, -, *, min or max. */
@@ -209,6 +241,81 @@ static void pipeline(AGen *g, int cols, int red_out)
     buf_puts(o, "\n}\n");
 }
 
+/* An elementwise output of a division, a sqrt or a division by a
+ * sqrt: two roundings on accel (p->ulps).  The divisor is a read or a
+ * read plus a constant, so that its reciprocal stays normal. */
+static void quotient(AGen *g, RgProgram *p)
+{
+    int k = rg_below(g->r, 3), x = rg_below(g->r, g->nin);
+
+    p->ulps = 2;
+    if (k == 1) {
+        buf_puts(g->out, "sqrt(");
+        expr(g, 1);
+        buf_putc(g->out, ')');
+        return;
+    }
+    buf_putc(g->out, '(');
+    expr(g, 1);
+    buf_puts(g->out, k ? ") / sqrt(" : ") / (");
+    read_input(g, x);
+    if (rg_chance(g->r, 50)) {
+        buf_puts(g->out, " + ");
+        constant(g);
+    }
+    buf_putc(g->out, ')');
+}
+
+/* A kernel with something the accel target may not compile (SPEC 7:
+ * other math functions, casts, select, other dtypes, a stage read
+ * shifted), over one axis of extent n. */
+static void refused(RgRng *rng, RgProgram *p, int64_t n)
+{
+    static const char *const fn[] = {"tanh", "sin", "sigmoid", "erf",
+                                     "abs", "floor", "atan"};
+    static const struct {
+        const char *dt;
+        TlDType t;
+    } it[] = {{"i32", DT_I32}, {"u32", DT_U32}, {"f16", DT_F16},
+              {"f64", DT_F64}, {"i8", DT_I8}};
+    TlBuf *o = &p->text;
+    int k = rg_below(rng, 5);
+    const char *dt = "f32";
+
+    p->may_refuse = 1;
+    p->ninputs = 1;
+    p->dtype[0] = DT_F32;
+    p->rank[0] = 1;
+    p->shape[0][0] = n;
+    if (k == 3) {
+        int d = rg_below(rng, 5);
+        dt = it[d].dt;
+        p->dtype[0] = it[d].t;
+    }
+    buf_printf(o, "kernel k(in0: %s[N]) -> (out: %s[N]) {\n", dt, dt);
+    switch (k) {
+    case 0:
+        buf_printf(o, "    out[i] = %s(in0[i]) + in0[i]\n",
+                   fn[rg_below(rng, 7)]);
+        break;
+    case 1:
+        buf_puts(o, rg_chance(rng, 50) ? "    out[i] = f32(i32(in0[i]))\n"
+                                       : "    out[i] = f32(f16(in0[i]))\n");
+        break;
+    case 2:
+        buf_puts(o, "    out[i] = select(in0[i] > 0.0, in0[i], 2.0)\n");
+        break;
+    case 3:
+        buf_puts(o, "    out[i] = in0[i] + in0[i] * in0[i]\n");
+        break;
+    default:
+        buf_puts(o, "    a[i] = in0[i] * 2.0\n"
+                    "    out[i] = a[clamp(i + 1, 0, N - 1)] + in0[i]\n");
+        break;
+    }
+    buf_puts(o, "}\n");
+}
+
 void rg_program_accel(RgRng *rng, RgProgram *p)
 {
     AGen g;
@@ -231,10 +338,15 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
         matmul(rng, p, pick, (int)(sizeof pick / sizeof pick[0]));
         return;
     }
+    if (rg_chance(rng, 6)) {
+        refused(rng, p, pick[rg_below(rng, 16)]);
+        return;
+    }
     p->small_ints = sum;
     g.rank = 1 + rg_below(rng, red ? 2 : 3);
     g.ndims = g.rank + (red ? 1 + rg_below(rng, 3 - g.rank) : 0);
     g.nextra_max = pipe;
+    g.math = !sum && rg_chance(rng, 40);
     if (pipe) {
         /* Rows i, then one or two column axes j, l. */
         g.ndims = 2 + rg_below(rng, 2);
@@ -315,6 +427,8 @@ void rg_program_accel(RgRng *rng, RgProgram *p)
         size_t body = p->text.len;
         if (sum)
             sum_body(&g);
+        else if (!red && rg_chance(rng, 15))
+            quotient(&g, p);
         else
             expr(&g, 0);
         p->accel_red = red && (!sum || !strstr(p->text.s + body, " * "));

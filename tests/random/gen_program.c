@@ -418,6 +418,10 @@ static Node *gen_reduce(Gen *g, TlDType dt, int depth)
         g->scope[g->nscope++] = g->nrv++;
     }
     x->a = gen(g, dt, depth - 1);
+    /* a literal alone would take its dtype from around the reduction
+     * (`u8(min(r0) (-7))`: -7 a u8, seed 13074) */
+    if (x->a && x->a->k == NK_LIT)
+        x->a = leaf(g, dt);
     g->nscope = saved;
     return x->a ? x : NULL;
 }

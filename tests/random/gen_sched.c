@@ -18,6 +18,21 @@
  * and the callee's output, which lands in the caller's binding,
  * inlined into the caller's readers.  A call's result itself (`c1`)
  * takes no directive (the backend refuses all but compute_root).
+ *
+ * Every directive of SPEC 10.3 that the cpu applies is written: split
+ * (each tail strategy where it applies, guard_with_if now and then
+ * written out), fuse, reorder, tile (with a tail too), vectorize
+ * (widths 2 .. 64, or a whole loop of a constant extent up to 64, a
+ * power of two or not), unroll, parallel (in chunks or not),
+ * compute_at, compute_root, compute_inline, store_at, store_root,
+ * reorder_storage (of an intermediate, also after its loops were
+ * split), rfactor (where the result does not depend on the order:
+ * max, min, argmax, argmin, integer sums and products; a float sum is
+ * only within SPEC 10.5's tolerance, tests/cpu/cpu_rfactor) and
+ * bound (of a stage computed at root, first in its chain, with the
+ * domain of the call's shapes as constants, which make the loop's
+ * extent one the later directives see, or as the domain's size
+ * expression).
  */
 #include "gen.h"
 
@@ -45,6 +60,7 @@ typedef struct Nest {
 
 typedef struct Sched {
     RgRng *r;
+    const RgTarget *t;
     TlKernelInfo *k;
     TlFunc *f[MAXF];
     int nf;
@@ -265,6 +281,21 @@ static int pow2(int64_t x)
 
 static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget);
 
+/* The tail argument of a split (or a tile) of loops that are index
+ * variables' own loops (own): round_up only there and where the stage
+ * may pad, shift_inwards where no reduction accumulates, now and then
+ * the default written out. */
+static const char *tail_arg(Sched *s, int own)
+{
+    if (s->round_ok && own && rg_chance(s->r, 30))
+        return ", round_up";
+    if (s->shift_ok && rg_chance(s->r, 30))
+        return ", shift_inwards";
+    if (rg_chance(s->r, 10))
+        return ", guard_with_if";
+    return "";
+}
+
 /* One random directive on nest n, appended to out; 0 if none fit (n
  * and out unchanged then). */
 static int directive(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
@@ -311,10 +342,7 @@ static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
             return 0;
         fresh(s, a, sizeof a);
         fresh(s, b, sizeof b);
-        if (s->round_ok && n->l[i].own && rg_chance(s->r, 30))
-            tail = ", round_up";
-        else if (s->shift_ok && rg_chance(s->r, 30))
-            tail = ", shift_inwards";
+        tail = tail_arg(s, n->l[i].own);
         buf_printf(out, ".split(%s, %s, %s, %lld%s)", n->l[i].name, a, b,
                    (long long)f, tail);
         split(n, i, a, b, f);
@@ -389,9 +417,11 @@ static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
     if (w < 58) {                               /* tile */
         int64_t fa = fac[rg_below(s->r, 7)], fb = fac[rg_below(s->r, 7)];
         char ao[40], bo[40], ai[40], bi[40];
+        const char *tail;
         if ((i = pick_loop(s, n, 2)) < 0 || (j = pick_loop(s, n, 2)) < 0 ||
             i >= j || n->n + 2 > MAXL)
             return 0;
+        tail = tail_arg(s, n->l[i].own && n->l[j].own);
         fresh(s, ao, sizeof ao);
         fresh(s, bo, sizeof bo);
         fresh(s, ai, sizeof ai);
@@ -417,20 +447,25 @@ static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
             for (int q = 0; q < 4; q++)
                 n->l[ps[q]] = l[q];
         }
-        buf_printf(out, ".tile(%s, %s, %s, %s, %s, %s, %lld, %lld)", a, b,
-                   ao, bo, ai, bi, (long long)fa, (long long)fb);
+        buf_printf(out, ".tile(%s, %s, %s, %s, %s, %s, %lld, %lld%s)", a,
+                   b, ao, bo, ai, bi, (long long)fa, (long long)fb, tail);
         return 1;
     }
     if (w < 72) {                               /* vectorize */
         if ((i = pick_loop(s, n, 0)) < 0)
             return 0;
-        if (pow2(n->l[i].ext) && n->l[i].ext <= 64 && rg_chance(s->r, 40)) {
+        /* whole: any constant extent up to 64 (a power of two gives
+         * vector code, another stays a loop: SPEC 10.4) */
+        if (n->l[i].ext >= 1 && n->l[i].ext <= 64 &&
+            (pow2(n->l[i].ext) || rg_chance(s->r, 30)) &&
+            rg_chance(s->r, 40)) {
             buf_printf(out, ".vectorize(%s)", n->l[i].name);
             n->l[i].kind = LK_VECTOR;
             return 1;
         }
         {
-            int64_t v = 2 << rg_below(s->r, 4);
+            /* every width the cpu takes, 2 .. 64 */
+            int64_t v = (int64_t)2 << rg_below(s->r, 6);
             buf_printf(out, ".vectorize(%s, %lld)", n->l[i].name,
                        (long long)v);
             split(n, i, n->l[i].name, NULL, v);
@@ -465,7 +500,11 @@ static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
             return 0;
     if ((i = pick_loop(s, n, 0)) < 0)
         return 0;
-    buf_printf(out, ".parallel(%s)", n->l[i].name);
+    if (rg_chance(s->r, 30))                    /* in chunks */
+        buf_printf(out, ".parallel(%s, %d)", n->l[i].name,
+                   1 + rg_below(s->r, 8));
+    else
+        buf_printf(out, ".parallel(%s)", n->l[i].name);
     n->l[i].kind = LK_PARALLEL;
     return 1;
 }
@@ -473,6 +512,97 @@ static int directive1(Sched *s, Nest *n, TlBuf *out, int *unroll_budget)
 /* ====================================================================
  * Stages
  * ==================================================================== */
+
+/* A size variable's value in the call: its input's extent. */
+static int size_of(void *ctx, const TlVar *v, int64_t *out)
+{
+    const Sched *s = ctx;
+    int i;
+
+    if (v->kind != VAR_SIZE || !v->bound_by || v->pack)
+        return -1;
+    i = tl_func_index(s->k->inputs, s->k->ninputs, v->bound_by);
+    if (i < 0 || i >= s->t->nin || !s->t->shape[i] ||
+        v->bound_axis >= v->bound_by->rank)
+        return -1;
+    *out = s->t->shape[i][v->bound_axis];
+    return 0;
+}
+
+/* Can e be written as a directive's `e` argument: sizes only, in sums
+ * (what tl_sym_print writes then parses back)? */
+static int sizes_only(const TlSymExpr *e)
+{
+    if (!e)
+        return 0;
+    for (int i = 0; i < e->n; i++)
+        if (e->t[i].atom->kind != SYM_VAR ||
+            e->t[i].atom->var->kind != VAR_SIZE || e->t[i].atom->var->pack)
+            return 0;
+    return 1;
+}
+
+/* `bound(x, min, extent)` of some of f's index variables (its own
+ * loops, nothing split yet), with the stage's domain in the call:
+ * written as constants, which make the loop's extent one (so that a
+ * whole vectorize or unroll applies later), or as the domain's size
+ * expression.  Returns the number written. */
+static int bounds(Sched *s, const TlFunc *f, Nest *n, TlBuf *chain)
+{
+    int nd = 0;
+
+    for (int j = 0; j < f->rank && j < n->n; j++) {
+        const TlAxis *ax = &f->axes[j];
+        int64_t lo = 0, ext;
+        if (n->l[j].anon || !rg_chance(s->r, 25) || !ax->extent ||
+            (ax->lo && tl_sym_eval(ax->lo, size_of, s, &lo)) ||
+            tl_sym_eval(ax->extent, size_of, s, &ext))
+            continue;
+        if (rg_chance(s->r, 30) && sizes_only(ax->extent) &&
+            (!ax->lo || sizes_only(ax->lo))) {
+            buf_printf(chain, ".bound(%s, ", n->l[j].name);
+            if (ax->lo)
+                tl_sym_print(chain, ax->lo);
+            else
+                buf_putc(chain, '0');
+            buf_puts(chain, ", ");
+            tl_sym_print(chain, ax->extent);
+            buf_putc(chain, ')');
+        } else {
+            buf_printf(chain, ".bound(%s, %lld, %lld)", n->l[j].name,
+                       (long long)lo, (long long)ext);
+            n->l[j].ext = ext;
+        }
+        nd++;
+    }
+    return nd;
+}
+
+/* reorder_storage of an intermediate: two or more of its axes in a
+ * random order. */
+static int reorder_storage(Sched *s, const TlFunc *f, TlBuf *chain)
+{
+    int ax[TL_MAX_RANK], m = 0;
+
+    for (int j = 0; j < f->rank; j++) {
+        if (!plain_name(f->axes[j].var->name))
+            return 0;
+        ax[m++] = j;
+    }
+    if (m < 2)
+        return 0;
+    for (int i = m - 1; i > 0; i--) {
+        int j = rg_below(s->r, i + 1), t = ax[i];
+        ax[i] = ax[j];
+        ax[j] = t;
+    }
+    m = 2 + rg_below(s->r, m - 1);
+    buf_puts(chain, ".reorder_storage(");
+    for (int i = 0; i < m; i++)
+        buf_printf(chain, "%s%s", i ? ", " : "", f->axes[ax[i]].var->name);
+    buf_putc(chain, ')');
+    return 1;
+}
 
 /* The loops a producer may be computed in: named, not vectorized,
  * not inside a vectorized loop. */
@@ -550,6 +680,10 @@ static int stage(Sched *s, int fi, TlBuf *out)
     for (int j = 0; j < f->rank; j++)
         if (!f->axes[j].var)
             return 0;
+    /* bound: a stage of this kernel computed at root (not at a loop of
+     * another, not of a kernel call), before any split of the axis */
+    if (!s->pre[fi][0] && at < 0 && !s->res[fi])
+        ndir += bounds(s, f, n, &chain);
     if (f->nreds == 1 && f->rank + f->reds[0]->nrvars < 12 &&
         rg_chance(s->r, 50)) {
         TlReduce *red = f->reds[0];
@@ -630,6 +764,8 @@ static int stage(Sched *s, int fi, TlBuf *out)
                                              : ".store_root()");
         ndir++;
     }
+    if (f->kind == FN_STAGE && rg_chance(s->r, 20))
+        ndir += reorder_storage(s, f, &chain);
     if (chain.len)
         buf_printf(out, "    %s%s%s\n", s->pre[fi], f->name, chain.s);
     buf_free(&chain);
@@ -679,6 +815,7 @@ int rg_schedule(RgRng *rng, const RgTarget *t, TlKernelInfo *k,
 
     memset(s, 0, sizeof *s);
     s->r = rng;
+    s->t = t;
     s->k = k;
     collect(s, k, "", NULL);
     buf_printf(out, "schedule %s for %s {\n", name, t->name);

@@ -21,7 +21,11 @@
  * The comparison is exact: the same bits for every element, except
  * that any NaN equals any NaN (NaN payloads are not part of the
  * language).  No schedule made here reassociates a reduction (SPEC
- * 10.5), so there is no tolerance.
+ * 10.5), so there is no tolerance, but for accel's divisions and
+ * square roots, two roundings there (within 2 ulp, gen.h's ulps), and
+ * the sign of a zero on accel.  An accel kernel made to hold something
+ * the target may refuse passes when the target refuses it by name
+ * (ACC_CG_UNSUPPORTED) or runs it right.
  *
  * Each case runs in a process of its own, JOBS at a time; compiled
  * kernels go to a fresh cache folder that is removed at the end
