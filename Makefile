@@ -37,7 +37,7 @@ LIB_SRC = $(wildcard lang/*.c parser/*.c parser/onnx/*.c interp/*.c \
 RE_SRC = $(wildcard parser/*.re)
 Y_SRC = $(wildcard parser/*.y)
 ONNX_GEN = $(if $(wildcard parser/onnx/*.c interp/onnxpb.c), \
-                build/onnx/onnx.pb-c.c)
+                build/onnx/onnx.pb-c.c build/onnx/onnx_seq.pb-c.c)
 GEN_SRC = $(RE_SRC:parser/%.re=build/parser/%.c) \
           $(Y_SRC:parser/%.y=build/parser/%.c) $(ONNX_GEN)
 GEN_H = $(Y_SRC:parser/%.y=build/parser/%.h) $(ONNX_GEN:.c=.h)
@@ -124,6 +124,14 @@ build/onnx/onnx.pb-c.c build/onnx/onnx.pb-c.h &: $(ONNX_PROTO)
 	@mkdir -p $(@D)
 	$(PROTOC_C) --proto_path=$(dir $(ONNX_PROTO)) --c_out=build/onnx \
 	    $(notdir $(ONNX_PROTO))
+
+# ONNX's SequenceProto (sequence test data), declared against the same
+# onnx.proto: interp/onnx_seq.proto says why it is the project's own.
+build/onnx/onnx_seq.pb-c.c build/onnx/onnx_seq.pb-c.h &: \
+	    interp/onnx_seq.proto $(ONNX_PROTO)
+	@mkdir -p $(@D)
+	$(PROTOC_C) --proto_path=$(dir $(ONNX_PROTO)) --proto_path=interp \
+	    --c_out=build/onnx onnx_seq.proto
 
 $(LIB): $(LIB_OBJ) $(GEN_OBJ)
 	@mkdir -p $(@D)

@@ -12,6 +12,28 @@
 #include "lang/lang.h"
 #include "parser/parser.h"
 
+/* One --in/--out/--param of `tdsl run`: NAME (NULL when bare) and the
+ * rest.  An element of a sequence (cli/run_seq.c): elem >= 0, and for
+ * an input its tensor, read already. */
+typedef struct Bind {
+    const char *name;
+    char *spec;             /* FILE[:KEY] or VALUE; owned */
+    int elem;               /* -1: not a sequence's element */
+    TlTensor *value;        /* owned reference, or NULL */
+} Bind;
+
+/* run_seq.c: the sequences of an imported ONNX model ("# onnx-sequence-
+ * input #0: 'xs' = xs_0, xs_1"): each --in or --out that names one (by
+ * its ONNX name, or by place among the bare ones, f[n] being the
+ * kernel's parameters or outputs) becomes one named bind per element;
+ * an input's SequenceProto file is read here.  kind: "input" or
+ * "output".  EXIT_OK or a message. */
+int cli_seq_expand(const TlProgram *prog, TlFunc **f, int n, Bind **b,
+                   int *nb, const char *kind);
+/* Writes the outputs res[n] bound to the sequence file of slot[i],
+ * when i is the first of them; EXIT_OK or a message. */
+int cli_seq_write(TlFunc **f, int n, TlTensor **res, Bind **slot, int i);
+
 /* Exit codes, as ARCHITECTURE.md fixes them. */
 enum {
     EXIT_OK = 0,        /* success */

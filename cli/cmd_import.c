@@ -4,7 +4,8 @@
  * file (parser/onnx/).  Also `tdsl import --compare GOT EXPECTED` (each
  * a .npy, .pb or one-tensor .safetensors file), the tolerance check the
  * conformance runner uses (rtol 1e-3, atol 1e-5 for floats, rtol 2^-7
- * for bf16, exact otherwise), and `tdsl import --dot MODEL.onnx [-o
+ * for bf16, exact otherwise; with --sequence two SequenceProto files,
+ * element by element), and `tdsl import --dot MODEL.onnx [-o
  * OUT.dot]`, the graph in Graphviz form (stdout without -o).
  */
 #include "cli/cli.h"
@@ -58,9 +59,10 @@ static int next_index(const TlTensor *t, int64_t *idx)
     return 0;
 }
 
-static int compare(const char *got_path, const char *want_path)
+/* Compares got with want (both consumed); the paths for messages. */
+static int compare_tensors(TlTensor *got, TlTensor *want,
+                           const char *got_path, const char *want_path)
 {
-    TlTensor *got = read_any(got_path), *want = read_any(want_path);
     int64_t idx[TL_MAX_RANK] = {0}, bad = 0;
     int rc = EXIT_DIAG;
     double rtol = 1e-3;
@@ -111,6 +113,50 @@ done:
     return rc;
 }
 
+static int compare(const char *got_path, const char *want_path)
+{
+    return compare_tensors(read_any(got_path), read_any(want_path),
+                           got_path, want_path);
+}
+
+/* --compare --sequence: two SequenceProto files, element by element
+ * with the same tolerances. */
+static int compare_seq(const char *got_path, const char *want_path)
+{
+    char err[400];
+    int ng = 0, nw = 0, rc = EXIT_OK;
+    TlTensor **got = tl_onnx_sequence_read(got_path, &ng, err, sizeof err);
+    TlTensor **want = got ? tl_onnx_sequence_read(want_path, &nw, err,
+                                                  sizeof err)
+                          : NULL;
+
+    if (!got || !want) {
+        fprintf(stderr, "tdsl: %s\n", err);
+        rc = EXIT_DIAG;
+    } else if (ng != nw) {
+        fprintf(stderr, "tdsl: '%s' holds %d tensors, '%s' %d\n",
+                got_path, ng, want_path, nw);
+        rc = EXIT_DIAG;
+    }
+    for (int i = 0; got && i < ng; i++) {
+        if (rc == EXIT_OK && want) {
+            if (compare_tensors(got[i], want[i], got_path, want_path) !=
+                EXIT_OK) {
+                fprintf(stderr, "tdsl: (element %d)\n", i);
+                rc = EXIT_DIAG;
+            }
+            want[i] = NULL;
+        } else {
+            tl_tensor_unref(got[i]);
+        }
+    }
+    for (int i = 0; want && i < nw; i++)
+        tl_tensor_unref(want[i]);
+    free(got);
+    free(want);
+    return rc;
+}
+
 int cmd_import(int argc, char **argv)
 {
     const char *model = NULL, *out = NULL;
@@ -122,6 +168,11 @@ int cmd_import(int argc, char **argv)
     if (argc == 4 && !strcmp(argv[1], "--compare")) {
         free(binds);
         return compare(argv[2], argv[3]);
+    }
+    if (argc == 5 && !strcmp(argv[1], "--compare") &&
+        !strcmp(argv[2], "--sequence")) {
+        free(binds);
+        return compare_seq(argv[3], argv[4]);
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

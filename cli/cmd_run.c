@@ -110,11 +110,6 @@ int cmd_script(int argc, char **argv)
  * tdsl run: the command line
  * ==================================================================== */
 
-/* One --in/--out/--param: NAME (NULL when bare) and the rest. */
-typedef struct Bind {
-    const char *name;
-    char *spec;             /* FILE[:KEY] or VALUE; owned */
-} Bind;
 
 typedef struct RunOpts {
     const char *file, *kernel, *target, *machine;
@@ -143,6 +138,8 @@ static void add_bind(Bind **v, int *n, const char *arg)
 
     *v = tl_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
     b = &(*v)[(*n)++];
+    b->elem = -1;
+    b->value = NULL;
     if (eq && is_ident(arg, (size_t)(eq - arg))) {
         char *name = tl_xstrdup(arg);
         name[eq - arg] = '\0';
@@ -159,6 +156,7 @@ static void free_binds(Bind *v, int n)
     for (int i = 0; i < n; i++) {
         free((char *)v[i].name);
         free(v[i].spec);
+        tl_tensor_unref(v[i].value);
     }
     free(v);
 }
@@ -326,13 +324,19 @@ static int ends_with(const char *s, const char *suffix)
 
 /* Reads input p of k from its --in spec; NULL after a message. */
 static TlTensor *read_input(const TlKernelInfo *k, const TlFunc *p,
-                            const char *spec)
+                            const Bind *b)
 {
+    const char *spec = b->spec;
     char *path, *key, err[400];
     TlTensor *t = NULL;
 
     split_spec(spec, &path, &key);
-    if (ends_with(path, ".npy") && !key) {
+    if (b->value) {
+        /* A sequence's element, read with the whole file. */
+        t = tl_tensor_ref(b->value);
+        if (p->dtype == DT_BF16)
+            t = tl_onnx_bf16_bits(t);
+    } else if (ends_with(path, ".npy") && !key) {
         t = tl_npy_read(path, err, sizeof err);
     } else if (ends_with(path, ".pb") && !key) {
         t = tl_onnx_tensor_read(path, err, sizeof err);
@@ -436,6 +440,12 @@ static int write_outputs(const TlKernelInfo *k, TlTensor **res, Bind **slot)
             buf_putc(&b, '\n');
             fwrite(b.s, 1, b.len, stdout);
             buf_free(&b);
+            continue;
+        }
+        if (slot[i]->elem >= 0) {
+            if (cli_seq_write(k->outputs, k->noutputs, res, slot, i) !=
+                EXIT_OK)
+                status = EXIT_DIAG;
             continue;
         }
         split_spec(slot[i]->spec, &path, &key);
@@ -556,6 +566,11 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
         return status;
     map_onnx_names(prog, o->in, o->nin, "input");
     map_onnx_names(prog, o->out, o->nout, "output");
+    if ((status = cli_seq_expand(prog, k->inputs, k->ninputs, &o->in,
+                                 &o->nin, "input")) != EXIT_OK ||
+        (status = cli_seq_expand(prog, k->outputs, k->noutputs, &o->out,
+                                 &o->nout, "output")) != EXIT_OK)
+        return status;
     in_slot = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in_slot);
     out_slot = tl_xcalloc((size_t)k->noutputs + 1, sizeof *out_slot);
     if ((status = place(s, k, k->inputs, k->ninputs, o->in, o->nin, in_slot,
@@ -572,7 +587,7 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
         }
     in = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in);
     for (int j = 0; j < k->ninputs; j++)
-        if (!(in[j] = read_input(k, k->inputs[j], in_slot[j]->spec))) {
+        if (!(in[j] = read_input(k, k->inputs[j], in_slot[j]))) {
             status = EXIT_DIAG;
             goto done;
         }

@@ -135,6 +135,16 @@ TlTensor *tl_onnx_tensor_read_mem(const void *data, size_t len,
  * uint16 ones holding the 16 bits (numpy has no bfloat16), so a uint16
  * t becomes bf16 with the same bits; any other t is returned as is. */
 TlTensor *tl_onnx_bf16_bits(TlTensor *t);
+/* Reads a serialized onnx.SequenceProto of tensors (ONNX's sequence
+ * test data): its elements, *n of them, in an array the caller frees
+ * (and unrefs each); NULL after a message.  Another elem_type (maps,
+ * sequences, sparse tensors) is refused. */
+TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
+                                 size_t errlen);
+/* Writes ts[n] as a SequenceProto of tensors (raw_data); 0, or -1
+ * after a message. */
+int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,
+                           char *err, size_t errlen);
 
 /* ====================================================================
  * The interpreter (interp/eval*.c): the meaning of every kernel

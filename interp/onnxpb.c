@@ -8,44 +8,55 @@
  * the bits of f16 and bf16).  Counts, sizes and value ranges are checked
  * before anything is copied.  External data, segments, strings, complex
  * numbers and unsigned types above 8 bits are refused with a message.
+ * Also SequenceProto files (ONNX's sequence test data, tensors only),
+ * read and written (interp/onnx_seq.proto says where that schema
+ * comes from).
  */
 #include "interp/interp_int.h"
 
 #include "onnx/onnx.pb-c.h"
+#include "onnx/onnx_seq.pb-c.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* protobuf's own limit on a message (2 GiB). */
 #define MAX_FILE 0x7fffffffu
+/* SequenceProto's elem_type for tensors, and the most elements read
+ * (each becomes a kernel parameter). */
+#define TDSL_SEQ_TENSOR 1
+#define TDSL_SEQ_MAX 4096
+
+/* ONNX's data types and the dtypes they are in tdsl. */
+static const struct {
+    int32_t onnx;
+    TlDType dt;
+    const char *name;
+} types[] = {
+    {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, DT_F32, "float"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, DT_U8, "uint8"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, DT_I8, "int8"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, DT_U16, "uint16"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, DT_I16, "int16"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, DT_I32, "int32"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, DT_I64, "int64"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__STRING, DT_NONE, "string"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, DT_BOOL, "bool"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, DT_F16, "float16"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, DT_F64, "double"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, DT_U32, "uint32"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, DT_U64, "uint64"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64, DT_NONE, "complex64"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128, DT_NONE, "complex128"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, DT_BF16, "bfloat16"},
+};
 
 /* The tdsl dtype of ONNX data type t, or DT_NONE after a message. */
 static TlDType onnx_dtype(const Onnx__TensorProto *p, const char *name,
                           char *err, size_t errlen)
 {
-    static const struct {
-        int32_t onnx;
-        TlDType dt;
-        const char *name;
-    } types[] = {
-        {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, DT_F32, "float"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, DT_U8, "uint8"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__INT8, DT_I8, "int8"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT16, DT_U16, "uint16"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, DT_I16, "int16"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, DT_I32, "int32"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, DT_I64, "int64"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__STRING, DT_NONE, "string"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, DT_BOOL, "bool"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, DT_F16, "float16"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, DT_F64, "double"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT32, DT_U32, "uint32"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__UINT64, DT_U64, "uint64"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64, DT_NONE, "complex64"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128, DT_NONE, "complex128"},
-        {ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16, DT_BF16, "bfloat16"},
-    };
-
     if (!p->has_data_type ||
         p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED) {
         itp_error(err, errlen, name, "not an ONNX tensor: it has no "
@@ -324,4 +335,155 @@ TlTensor *tl_onnx_bf16_bits(TlTensor *t)
     if (t && t->dtype == DT_U16)
         t->dtype = DT_BF16;
     return t;
+}
+
+/* The bytes of file path (at most MAX_FILE); NULL after a message. */
+static void *read_whole(const char *path, size_t *len, char *err,
+                        size_t errlen)
+{
+    ItpSrc s;
+    void *buf;
+
+    if (itp_src_open(&s, path, err, errlen) < 0)
+        return NULL;
+    if (s.size > MAX_FILE) {
+        itp_error(err, errlen, path, "%llu bytes are too many for a "
+                  "protobuf message (limit 2 GiB)",
+                  (unsigned long long)s.size);
+        itp_src_close(&s);
+        return NULL;
+    }
+    buf = tl_xmalloc(s.size ? (size_t)s.size : 1);
+    if (itp_src_read(&s, 0, buf, (size_t)s.size, "the sequence", err,
+                     errlen) < 0) {
+        free(buf);
+        buf = NULL;
+    }
+    *len = (size_t)s.size;
+    itp_src_close(&s);
+    return buf;
+}
+
+TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
+                                 size_t errlen)
+{
+    TdslOnnx__SequenceProto *p;
+    TlTensor **ts = NULL;
+    size_t len;
+    void *buf = read_whole(path, &len, err, errlen);
+
+    if (!buf)
+        return NULL;
+    p = tdsl_onnx__sequence_proto__unpack(NULL, len, buf);
+    free(buf);
+    if (!p) {
+        itp_error(err, errlen, path, "not an ONNX SequenceProto (the "
+                  "protobuf does not decode)");
+        return NULL;
+    }
+    /* A sequence of maps, sequences or sparse tensors keeps its values
+     * in fields this schema leaves out: its elem_type says so. */
+    if (!p->has_elem_type ||
+        (p->elem_type != TDSL_SEQ_TENSOR && p->n_tensor_values) ||
+        (p->elem_type != TDSL_SEQ_TENSOR && p->elem_type != 0)) {
+        if (!p->has_elem_type)
+            itp_error(err, errlen, path, "not an ONNX SequenceProto: it "
+                      "has no elem_type");
+        else
+            itp_error(err, errlen, path, "a sequence of elem_type %d: "
+                      "only sequences of tensors (1) are supported",
+                      (int)p->elem_type);
+        tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
+        return NULL;
+    }
+    if (p->n_tensor_values > TDSL_SEQ_MAX) {
+        itp_error(err, errlen, path, "%zu elements are too many (the "
+                  "limit is %d)", p->n_tensor_values, TDSL_SEQ_MAX);
+        tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
+        return NULL;
+    }
+    ts = tl_xcalloc(p->n_tensor_values + 1, sizeof *ts);
+    for (size_t i = 0; i < p->n_tensor_values; i++) {
+        char name[300];
+        snprintf(name, sizeof name, "%s (element %zu)", path, i);
+        if (!(ts[i] = convert(p->tensor_values[i], name, err, errlen))) {
+            for (size_t j = 0; j < i; j++)
+                tl_tensor_unref(ts[j]);
+            free(ts);
+            tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
+            return NULL;
+        }
+    }
+    *n = (int)p->n_tensor_values;
+    tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
+    return ts;
+}
+
+int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,
+                           char *err, size_t errlen)
+{
+    TdslOnnx__SequenceProto p = TDSL_ONNX__SEQUENCE_PROTO__INIT;
+    Onnx__TensorProto *tp = tl_xcalloc((size_t)n + 1, sizeof *tp);
+    Onnx__TensorProto **tpp = tl_xcalloc((size_t)n + 1, sizeof *tpp);
+    TlTensor **packed = tl_xcalloc((size_t)n + 1, sizeof *packed);
+    uint8_t *out = NULL;
+    size_t len;
+    FILE *f;
+    int rc = -1;
+
+    p.has_elem_type = 1;
+    p.elem_type = TDSL_SEQ_TENSOR;
+    p.n_tensor_values = (size_t)n;
+    p.tensor_values = tpp;
+    for (int i = 0; i < n; i++) {
+        size_t k;
+        onnx__tensor_proto__init(&tp[i]);
+        tpp[i] = &tp[i];
+        for (k = 0; k < sizeof types / sizeof *types; k++)
+            if (types[k].dt == ts[i]->dtype)
+                break;
+        if (k == sizeof types / sizeof *types) {
+            itp_error(err, errlen, path, "element %d: ONNX has no data "
+                      "type for %s", i, dt_name(ts[i]->dtype));
+            goto done;
+        }
+        packed[i] = tl_tensor_contiguous(ts[i]);
+        tp[i].has_data_type = 1;
+        tp[i].data_type = types[k].onnx;
+        tp[i].n_dims = (size_t)ts[i]->rank;
+        tp[i].dims = packed[i]->shape;
+        tp[i].has_raw_data = 1;
+        /* Little-endian, as raw_data is, on the hosts tdsl runs on. */
+        tp[i].raw_data.len = (size_t)tl_tensor_numel(packed[i]) *
+                             (size_t)dt_size(packed[i]->dtype);
+        tp[i].raw_data.data = packed[i]->data;
+    }
+    len = tdsl_onnx__sequence_proto__get_packed_size(&p);
+    out = tl_xmalloc(len ? len : 1);
+    tdsl_onnx__sequence_proto__pack(&p, out);
+    if (!(f = fopen(path, "wb"))) {
+        itp_error(err, errlen, path, "cannot be written: %s",
+                  strerror(errno));
+        goto done;
+    }
+    if (fwrite(out, 1, len, f) != len) {
+        itp_error(err, errlen, path, "cannot be written: %s",
+                  strerror(errno));
+        fclose(f);
+        goto done;
+    }
+    if (fclose(f) != 0) {
+        itp_error(err, errlen, path, "cannot be written: %s",
+                  strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    for (int i = 0; i < n; i++)
+        tl_tensor_unref(packed[i]);
+    free(packed);
+    free(tp);
+    free(tpp);
+    free(out);
+    return rc;
 }

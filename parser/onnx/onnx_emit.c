@@ -20,146 +20,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-/* The shape or value of a --bind. */
-static int parse_bind(OxModel *m, const TlOnnxBind *b, int *rank,
-                      int64_t *dims, TlTensor **value)
-{
-    char err[400];
-    const char *p = b->spec;
-
-    *value = NULL;
-    if (ends_with(p, ".pb") || ends_with(p, ".npy")) {
-        TlTensor *t = ends_with(p, ".pb")
-                          ? tl_onnx_tensor_read(p, err, sizeof err)
-                          : tl_npy_read(p, err, sizeof err);
-        if (!t) {
-            ox_fail(m, "--bind %s: %s", b->name, err);
-            return -1;
-        }
-        *rank = t->rank;
-        memcpy(dims, t->shape, sizeof t->shape);
-        *value = t;
-        return 0;
-    }
-    *rank = 0;
-    while (*p) {
-        char *end;
-        long long d = strtoll(p, &end, 10);
-        if (end == p || d < 0 || d > OX_MAX_DIM || *rank == TL_MAX_RANK ||
-            (*end && *end != 'x')) {
-            ox_fail(m, "--bind %s=%s: expected a shape like 1x3x224x224 "
-                    "or a .pb/.npy file", b->name, b->spec);
-            return -1;
-        }
-        dims[(*rank)++] = d;
-        p = *end ? end + 1 : end;
-    }
-    return 0;
-}
-
-/* A graph input: its dtype and shape from its type, or from a bind. */
-/* Does bind name `b` name input `name`, number `pos` of the graph's
- * inputs that are not initializers ("#0" is the first)? */
-static int bind_names(const char *b, const char *name, int pos)
-{
-    char num[16];
-    snprintf(num, sizeof num, "#%d", pos);
-    return !strcmp(b, name) || !strcmp(b, num);
-}
-
-static int add_input(OxModel *m, const Onnx__ValueInfoProto *vi, int pos,
-                     const TlOnnxBind *binds, int nbinds)
-{
-    const Onnx__TypeProto *tp = vi->type;
-    const Onnx__TensorShapeProto *sh;
-    int64_t dims[TL_MAX_RANK];
-    int rank = 0;
-    TlDType dt;
-    TlTensor *value = NULL;
-
-    if (!vi->name || !*vi->name) {
-        ox_fail(m, "a graph input has no name");
-        return -1;
-    }
-    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-        !tp->tensor_type || !tp->tensor_type->has_elem_type) {
-        /* TODO(issue 5): a sequence input bound to a SequenceProto
-         * file (its length and shapes then known), as one kernel
-         * input per element, with `tdsl run` splitting the file. */
-        ox_fail(m, "input '%s': only tensor inputs are supported", vi->name);
-        return -1;
-    }
-    if (ox_find(m, vi->name)) {
-        ox_fail(m, "input '%s' is declared twice", vi->name);
-        return -1;
-    }
-    dt = ox_dtype(tp->tensor_type->elem_type);
-    if (dt == DT_NONE) {
-        ox_fail(m, "input '%s': ONNX data type %d is not supported",
-                vi->name, (int)tp->tensor_type->elem_type);
-        return -1;
-    }
-    for (int i = 0; i < nbinds; i++)
-        if (bind_names(binds[i].name, vi->name, pos)) {
-            if (parse_bind(m, &binds[i], &rank, dims, &value) < 0)
-                return -1;
-            if (value && value->dtype != dt) {
-                ox_fail(m, "--bind %s: the file holds %s values but the "
-                        "input is %s", vi->name, dt_name(value->dtype),
-                        dt_name(dt));
-                tl_tensor_unref(value);
-                return -1;
-            }
-            if (!ox_dims_ok(rank, dims)) {
-                ox_fail(m, "--bind %s: the shape is too large (the limit "
-                        "is 2^40 elements)", vi->name);
-                tl_tensor_unref(value);
-                return -1;
-            }
-            OxValue *v = ox_add(m, vi->name, OX_INPUT, dt, rank, dims);
-            v->cval = value;
-            return 0;
-        }
-    sh = tp->tensor_type->shape;
-    if (!sh) {
-        ox_fail(m, "input '%s' has no shape; give one with --bind %s=SHAPE",
-                vi->name, vi->name);
-        return -1;
-    }
-    if (sh->n_dim > TL_MAX_RANK) {
-        ox_fail(m, "input '%s' has rank %zu (the limit is %d)", vi->name,
-                sh->n_dim, TL_MAX_RANK);
-        return -1;
-    }
-    for (size_t i = 0; i < sh->n_dim; i++) {
-        const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
-        if (d->value_case !=
-            ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-            int named = d->value_case ==
-                        ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-            int64_t s = ox_sym_dim(m, named && d->dim_param ? d->dim_param
-                                                            : "", vi->name);
-            if (s < 0)
-                return -1;
-            dims[rank++] = s;
-            continue;
-        }
-        if (d->dim_value < 0 || d->dim_value > OX_MAX_DIM) {
-            ox_fail(m, "input '%s': dimension %lld is out of range (0 .. "
-                    "2^31 - 1)", vi->name, (long long)d->dim_value);
-            return -1;
-        }
-        dims[rank++] = d->dim_value;
-    }
-    if (!ox_dims_ok(rank, dims)) {
-        ox_fail(m, "input '%s' is too large (the limit is 2^40 elements)",
-                vi->name);
-        return -1;
-    }
-    ox_add(m, vi->name, OX_INPUT, dt, rank, dims);
-    return 0;
-}
-
 static OxValue *add_const(OxModel *m, const char *name, TlTensor *t)
 {
     OxValue *v;
@@ -312,8 +172,15 @@ int ox_import_node(OxModel *m, const Onnx__NodeProto *n)
         goto done;
     }
     /* A sequence is the importer's list of values, which only the
-     * sequence ops take apart. */
-    for (size_t j = 0; j < n->n_input && !ox_seq_op(n->op_type); j++)
+     * sequence ops take apart; SequenceMap, Loop (as a carried value)
+     * and Identity pass it on. */
+    if (!strcmp(n->op_type, "Identity") && n->n_input == 1 &&
+        *n->input[0] && ox_find(m, n->input[0])->kind == OX_SEQ)
+        fn = ox_seq_identity;
+    for (size_t j = 0; j < n->n_input && !ox_seq_op(n->op_type) &&
+                       fn != ox_seq_identity &&
+                       strcmp(n->op_type, "SequenceMap") &&
+                       strcmp(n->op_type, "Loop"); j++)
         if (*n->input[j] && ox_find(m, n->input[j])->kind == OX_SEQ) {
             ox_unsupported(m, "input '%s' is a sequence, which only the "
                            "Sequence ops take", n->input[j]);
@@ -385,65 +252,117 @@ static void map_line(TlBuf *t, const char *kind, const OxValue *v)
     buf_printf(t, "' = %s\n", v->id);
 }
 
+/* "# onnx-sequence-input #0: 'xs' = xs_0, xs_1": the kernel
+ * parameters (or outputs) that hold the elements of a sequence, for
+ * `tdsl run` (cli/cmd_run.c), which reads and writes the sequence as
+ * one SequenceProto file; #N is its place among the graph's inputs
+ * (those that are not initializers) or outputs. */
+static void seq_line(TlBuf *t, const char *kind, int pos, const char *name,
+                     OxValue **elems, int n)
+{
+    buf_printf(t, "# onnx-sequence-%s #%d: '", kind, pos);
+    for (const char *c = name; *c; c++)
+        buf_putc(t, *c >= 32 && *c < 127 && *c != '\'' ? *c : '?');
+    buf_puts(t, "' =");
+    for (int i = 0; i < n; i++)
+        buf_printf(t, "%s %s", i ? "," : "", elems[i]->id);
+    buf_putc(t, '\n');
+}
+
+/* Graph output `name`, value v (or one element of a sequence): the
+ * kernel output that gives it, a copy stage when v is not a node's
+ * value of its own (an input, a constant, a value already given). */
+static OxValue *output_of(OxModel *m, const char *name, OxValue *v,
+                          OxValue **outs, int nouts, TlBuf *copies)
+{
+    for (int j = 0; j < nouts; j++)
+        if (outs[j] == v)
+            v = NULL;
+    if (!v || v->kind != OX_NODE) {
+        OxValue *src = v ? v : ox_find(m, name);
+        OxValue *c = ox_add(m, name, OX_NODE, src->dt, src->rank,
+                            src->dims);
+        buf_printf(copies, "    # output '%s'\n", name);
+        ox_lhs(copies, c->id, c->rank);
+        ox_read_bcast(copies, src, c->rank, c->dims);
+        buf_putc(copies, '\n');
+        v = c;
+    }
+    return v;
+}
+
 /* The text of the program, and the tensors for the weights file. */
 static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
 {
     Onnx__GraphProto *g = m->g;
-    OxValue **outs = tl_xcalloc(g->n_output + 1, sizeof *outs);
-    TlBuf copies;
+    OxValue **outs = NULL;
+    int nouts = 0, cap = 0;
+    TlBuf copies, seqs;
     char *kname;
     int first = 1;
 
     buf_init(&copies);
+    buf_init(&seqs);
     if (!g->n_output) {
         ox_fail(m, "the graph has no outputs (a kernel computes at least "
                 "one)");
-        free(outs);
         return -1;
     }
-    /* Outputs that are not computed by a node get a copy stage. */
+    /* Outputs that are not computed by a node get a copy stage; a
+     * sequence gives one output per element. */
     for (size_t i = 0; i < g->n_output; i++) {
         const char *name = g->output[i]->name;
         OxValue *v = name ? ox_find(m, name) : NULL;
+        int n = v && v->kind == OX_SEQ ? v->nseq : 1, at = nouts;
         if (!v) {
             ox_fail(m, "graph output '%s' is not computed by any node",
                     name ? name : "");
-            free(outs);
-            buf_free(&copies);
-            return -1;
+            goto fail;
         }
-        if (v->kind == OX_SEQ) {
-            /* TODO(issue 5): sequence outputs, as several kernel
-             * outputs, with `tdsl run` writing SequenceProto files */
-            ox_fail(m, "graph output '%s' is a sequence (a kernel's "
-                    "outputs are tensors)", name);
-            free(outs);
-            buf_free(&copies);
-            return -1;
+        if (v->kind == OX_SEQ && !n) {
+            ox_fail(m, "graph output '%s' is an empty sequence (a kernel "
+                    "output per element: there is none)", name);
+            goto fail;
         }
-        for (size_t j = 0; j < i; j++)
-            if (outs[j] == v)
-                v = NULL;
-        if (!v || v->kind != OX_NODE) {
-            OxValue *src = v ? v : ox_find(m, name);
-            OxValue *c = ox_add(m, name, OX_NODE, src->dt, src->rank,
-                                src->dims);
-            buf_printf(&copies, "    # output '%s'\n", name);
-            ox_lhs(&copies, c->id, c->rank);
-            ox_read_bcast(&copies, src, c->rank, c->dims);
-            buf_putc(&copies, '\n');
-            v = c;
+        if (nouts + n > cap) {
+            cap = 2 * (nouts + n);
+            outs = tl_xrealloc(outs, (size_t)cap * sizeof *outs);
         }
-        outs[i] = v;
+        for (int e = 0; e < n; e++) {
+            char *ename = NULL;
+            OxValue *ev = v->kind == OX_SEQ ? v->seq[e] : v;
+            if (v->kind == OX_SEQ) {
+                char suffix[24];
+                snprintf(suffix, sizeof suffix, "@%d", e);
+                ename = ox_fresh(m, name, suffix);
+            }
+            outs[nouts] = output_of(m, ename ? ename : name, ev, outs,
+                                    nouts, &copies);
+            if (ename)
+                outs[nouts]->seqelem = 1;
+            nouts++;
+            free(ename);
+        }
+        if (v->kind == OX_SEQ)
+            seq_line(&seqs, "output", (int)i, name, outs + at, n);
     }
     buf_printf(t, "# Imported from %s by tdsl import (ONNX opset %d).\n",
                base_name(m->path), m->opset);
     for (int i = 0; i < m->nv; i++)
-        if (m->v[i]->kind == OX_INPUT && strcmp(m->v[i]->id, m->v[i]->name))
+        if (m->v[i]->kind == OX_INPUT && !m->v[i]->seqelem &&
+            strcmp(m->v[i]->id, m->v[i]->name))
             map_line(t, "input", m->v[i]);
-    for (size_t i = 0; i < g->n_output; i++)
-        if (strcmp(outs[i]->id, outs[i]->name))
+    for (int i = 0, pos = 0; i < m->nv; i++) {
+        OxValue *v = m->v[i];
+        if (v->kind == OX_INPUT && !v->seqelem)
+            pos++;
+        else if (v->kind == OX_SEQ && v->seqin)
+            seq_line(t, "input", pos++, v->name, v->seq, v->nseq);
+    }
+    for (int i = 0; i < nouts; i++)
+        if (!outs[i]->seqelem && strcmp(outs[i]->id, outs[i]->name))
             map_line(t, "output", outs[i]);
+    buf_puts(t, seqs.s ? seqs.s : "");
     buf_putc(t, '\n');
     *wts = tl_xcalloc((size_t)m->nv + 1, sizeof **wts);
     *nw = 0;
@@ -478,7 +397,7 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
         first = 0;
     }
     buf_puts(t, ") -> (");
-    for (size_t i = 0; i < g->n_output; i++) {
+    for (int i = 0; i < nouts; i++) {
         buf_printf(t, "%s%s: ", i ? ", " : "", outs[i]->id);
         put_type(t, outs[i]);
     }
@@ -487,8 +406,14 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
     buf_puts(t, copies.s ? copies.s : "");
     buf_puts(t, "}\n");
     buf_free(&copies);
+    buf_free(&seqs);
     free(outs);
     return 0;
+fail:
+    buf_free(&copies);
+    buf_free(&seqs);
+    free(outs);
+    return -1;
 }
 
 /* Replaces the WEIGHTS placeholder with the weights file's name. */
@@ -637,15 +562,16 @@ static int import_pass(OxModel *m, const TlOnnxBind *binds, int nbinds,
             if (m->g->input[i]->name && m->g->initializer[j]->name &&
                 !strcmp(m->g->input[i]->name, m->g->initializer[j]->name))
                 is_init = 1;
-        if (!is_init && add_input(m, m->g->input[i], (int)pos++, binds,
-                                  nbinds) < 0)
+        if (!is_init && ox_add_input(m, m->g->input[i], (int)pos++, binds,
+                                     nbinds) < 0)
             return -1;
     }
     for (int i = 0; i < nbinds; i++) {
         int found = 0;
         for (int j = 0, pos = 0; j < m->nv; j++)
-            if (m->v[j]->kind == OX_INPUT &&
-                bind_names(binds[i].name, m->v[j]->name, pos++))
+            if (((m->v[j]->kind == OX_INPUT && !m->v[j]->seqelem) ||
+                 (m->v[j]->kind == OX_SEQ && m->v[j]->seqin)) &&
+                ox_bind_names(binds[i].name, m->v[j]->name, pos++))
                 found = 1;
         if (!found) {
             ox_fail(m, "--bind %s: the graph has no input '%s'",

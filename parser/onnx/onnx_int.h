@@ -4,11 +4,11 @@
  * data), the emitter's state, and the op tables.  Reading is in
  * onnx_read.c, the value table and shape helpers in onnx_shape.c,
  * constant folding in onnx_fold.c, symbolic input sizes in onnx_sym.c,
- * the Graphviz form in onnx_dot.c, values the importer makes itself
- * (slices, stacks) in onnx_values.c, the ops in onnx_ops_*.c (by family:
- * elementwise, nn, conv, tensor, loss, einsum, grid, misc, resize, rnn,
- * scatter, text, quant, control, seq), the driver, the text and the weights in
- * onnx_emit.c.
+ * the Graphviz form in onnx_dot.c, graph inputs in onnx_input.c, values
+ * the importer makes itself (slices, stacks) in onnx_values.c, the ops
+ * in onnx_ops_*.c (by family: elementwise, nn, conv, tensor, loss,
+ * einsum, grid, misc, resize, rnn, scatter, text, quant, control, seq),
+ * the driver, the text and the weights in onnx_emit.c.
  */
 #ifndef TL_ONNX_INT_H
 #define TL_ONNX_INT_H
@@ -39,6 +39,9 @@ typedef struct OxValue {
     TlTensor *cval;         /* the value when known at import */
     struct OxValue **seq;   /* OX_SEQ: the elements (owned array) */
     int nseq;
+    int seqin;              /* OX_SEQ: a graph input */
+    int seqelem;            /* an element of a sequence graph input or
+                               output (named by its sequence's line) */
     /* Stages that read this one through a boundary helper (see
      * ox_put_bounded), so that each is made once. */
     struct {
@@ -189,6 +192,25 @@ int ox_fold(OxModel *m, size_t body_start, const int *used_before);
  * their subgraphs' nodes through it; the current node is the caller's
  * again afterwards. */
 int ox_import_node(OxModel *m, const Onnx__NodeProto *n);
+
+/* onnx_input.c: graph input vi, number pos of those that are not
+ * initializers, its dtype and shape from its type or from binds[]; 0,
+ * or -1 after a message.  Does bind name b name input `name`, number
+ * pos ("#0" is the first)? */
+int ox_add_input(OxModel *m, const Onnx__ValueInfoProto *vi, int pos,
+                 const TlOnnxBind *binds, int nbinds);
+int ox_bind_names(const char *b, const char *name, int pos);
+
+/* onnx_ops_seq.c: sequence graph input vi, its elements read from the
+ * SequenceProto file spec of its --bind (NULL: none given); 0, or -1
+ * after a message. */
+int ox_seq_input(OxModel *m, const Onnx__ValueInfoProto *vi,
+                 const char *spec);
+/* Identity of a sequence: the same list under the output's name. */
+int ox_seq_identity(OxModel *m);
+/* The node's output i as a new sequence of elems[n] (copied); 0, or -1
+ * after a message. */
+int ox_seq_out(OxModel *m, int i, TlDType dt, OxValue **elems, int n);
 
 /* onnx_values.c: values the importer makes itself. */
 /* A name free in the value table made from base and suffix ("@0"):

@@ -1,10 +1,11 @@
 /*
- * onnx_ops_control.c - If, Loop and Scan, whose subgraphs are imported
- * in line: the nodes of a body become stages of the kernel like any
- * other node's, once per iteration, named by iteration (`sum_out_0`,
- * `sum_out_1`, ...), the way RNN/GRU/LSTM are unrolled over their
- * steps.  A kernel has no loop whose count comes from data, so what
- * decides the number of iterations must be known at import: Scan's is
+ * onnx_ops_control.c - If, Loop, Scan and SequenceMap, whose subgraphs
+ * are imported in line: the nodes of a body become stages of the
+ * kernel like any other node's, once per iteration (per element for
+ * SequenceMap), named by iteration (`sum_out_0`, `sum_out_1`, ...), the
+ * way RNN/GRU/LSTM are unrolled over their steps.  A kernel has no loop
+ * whose count comes from data, so what decides the number of
+ * iterations must be known at import: Scan's is
  * the length of its scan inputs; Loop's trip count and condition must
  * be constants (or bound inputs, folded), and the condition each
  * iteration computes must fold too.  If takes its branch at import
@@ -705,10 +706,94 @@ done:
     return rc;
 }
 
+/* SequenceMap: the body once per element of the sequence inputs (a
+ * tensor input is the same at each), each body output collected into
+ * a sequence output. */
+static int op_sequence_map(OxModel *m)
+{
+    const Onnx__NodeProto *n = m->node;
+    const Onnx__GraphProto *g = graph_attr(m, "body");
+    OxValue *s0 = ox_need_in(m, 0), **ins, **outs, ***res;
+    char where[300], suffix[32];
+    int64_t len;
+    int rc = -1;
+
+    if (!g || !s0)
+        return -1;
+    if (s0->kind != OX_SEQ) {
+        ox_unsupported(m, "input '%s' is not a sequence", s0->name);
+        return -1;
+    }
+    len = s0->nseq;
+    for (size_t j = 0; j < n->n_input; j++) {
+        OxValue *v = ox_need_in(m, (int)j);
+        if (!v)
+            return -1;
+        if (v->kind == OX_SEQ && v->nseq != len) {
+            ox_unsupported(m, "the sequences have %lld and %d elements",
+                           (long long)len, v->nseq);
+            return -1;
+        }
+    }
+    if (g->n_input != n->n_input) {
+        ox_unsupported(m, "the subgraph '%s' has %zu inputs; %zu expected",
+                       g->name ? g->name : "", g->n_input, n->n_input);
+        return -1;
+    }
+    if (too_many(m, g, len) < 0)
+        return -1;
+    ins = tl_xcalloc(n->n_input + 1, sizeof *ins);
+    outs = tl_xcalloc(g->n_output + 1, sizeof *outs);
+    res = tl_xcalloc(g->n_output + 1, sizeof *res);
+    for (size_t k = 0; k < g->n_output; k++)
+        res[k] = tl_xcalloc((size_t)len + 1, sizeof **res);
+    ox_comment(m);
+    for (int64_t it = 0; it < len; it++) {
+        snprintf(suffix, sizeof suffix, "@%lld", (long long)it);
+        snprintf(where, sizeof where, "element %lld of SequenceMap '%s'",
+                 (long long)it, node_label(m));
+        buf_printf(&m->body, "    # element %lld\n", (long long)it);
+        for (size_t j = 0; j < n->n_input; j++) {
+            OxValue *v = ox_in(m, (int)j);
+            ins[j] = v->kind == OX_SEQ ? v->seq[it] : v;
+        }
+        if (import_body(m, g, ins, n->n_input, suffix, where, outs) < 0)
+            goto done;
+        for (size_t k = 0; k < g->n_output; k++) {
+            if (outs[k]->kind == OX_SEQ) {
+                ox_unsupported(m, "the body's output '%s' is a sequence",
+                               outs[k]->name);
+                goto done;
+            }
+            res[k][it] = outs[k];
+        }
+    }
+    for (size_t k = 0; k < g->n_output && k < n->n_output; k++) {
+        /* (an empty result takes its dtype from the body's type) */
+        const Onnx__TypeProto *tp = g->output[k]->type;
+        TlDType dt = len ? res[k][0]->dt
+                     : tp && tp->tensor_type
+                         ? ox_dtype(tp->tensor_type->elem_type) : DT_F32;
+        if (*n->output[k] &&
+            ox_seq_out(m, (int)k, dt == DT_NONE ? DT_F32 : dt, res[k],
+                       (int)len) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    for (size_t k = 0; k < g->n_output; k++)
+        free(res[k]);
+    free(res);
+    free(ins);
+    free(outs);
+    return rc;
+}
+
 static const OxOp ops[] = {
     {"If", op_if},
     {"Loop", op_loop},
     {"Scan", op_scan},
+    {"SequenceMap", op_sequence_map},
 };
 
 OxOpFn ox_control_op(const char *name)

@@ -5,8 +5,10 @@
  * language: the Sequence ops only rearrange that list, and what reads
  * a tensor out of it (SequenceAt, ConcatFromSequence) reads the
  * element's stage.  SplitToSequence makes one stage per part.  A
- * position computed from data, a sequence given to another op, and a
- * sequence as a graph input or output are refused with one line.
+ * sequence graph input is bound to a SequenceProto file, its elements
+ * kernel parameters; a sequence graph output is one kernel output per
+ * element (onnx_emit.c).  A position computed from data and a sequence
+ * given to another op are refused with one line.
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -14,26 +16,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The node's output 0 as a sequence of elems[n] (copied). */
-static int seq_out(OxModel *m, TlDType dt, OxValue **elems, int n)
+int ox_seq_out(OxModel *m, int i, TlDType dt, OxValue **elems, int n)
 {
     const Onnx__NodeProto *nd = m->node;
     OxValue *s;
 
-    if (nd->n_output < 1 || !*nd->output[0]) {
-        ox_unsupported(m, "output 0 is missing");
+    if (nd->n_output <= (size_t)i || !*nd->output[i]) {
+        ox_unsupported(m, "output %d is missing", i);
         return -1;
     }
-    if (ox_find(m, nd->output[0])) {
-        ox_unsupported(m, "'%s' is defined twice", nd->output[0]);
+    if (ox_find(m, nd->output[i])) {
+        ox_unsupported(m, "'%s' is defined twice", nd->output[i]);
         return -1;
     }
-    s = ox_add(m, nd->output[0], OX_SEQ, dt, 0, NULL);
+    s = ox_add(m, nd->output[i], OX_SEQ, dt, 0, NULL);
     s->seq = tl_xcalloc((size_t)n + 1, sizeof *s->seq);
     if (n)
         memcpy(s->seq, elems, (size_t)n * sizeof *elems);
     s->nseq = n;
     return 0;
+}
+
+/* The node's output 0 as a sequence of elems[n] (copied). */
+static int seq_out(OxModel *m, TlDType dt, OxValue **elems, int n)
+{
+    return ox_seq_out(m, 0, dt, elems, n);
+}
+
+int ox_seq_identity(OxModel *m)
+{
+    OxValue *s = ox_need_in(m, 0);
+    return s ? ox_give(m, 0, s) : -1;
 }
 
 /* Input i, which must be a sequence; NULL after a message. */
@@ -53,21 +66,22 @@ static OxValue *seq_in(OxModel *m, int i)
 static int64_t position(OxModel *m, int i, int64_t dflt, int64_t n, int end)
 {
     OxValue *p = ox_in(m, i);
-    int64_t x;
+    int64_t x, given;
 
     if (!p)
         return dflt;
-    if (ox_const_ints(m, p, &x, 1) != 1 || p->rank) {
+    /* ONNX says a scalar; its SequenceInsert tests give shape [1]. */
+    if (ox_const_ints(m, p, &x, 1) != 1) {
         if (!m->error)
             ox_unsupported(m, "the position must be one integer");
         return -1;
     }
+    given = x;
     if (x < 0)
         x += n;
     if (x < 0 || x > n - (end ? 0 : 1)) {
         ox_unsupported(m, "position %lld is outside the sequence of %lld",
-                       (long long)tl_tensor_get_i64(p->cval, NULL),
-                       (long long)n);
+                       (long long)given, (long long)n);
         return -1;
     }
     return x;
@@ -371,4 +385,83 @@ OxOpFn ox_seq_op(const char *name)
         if (!strcmp(ops[i].name, name))
             return ops[i].fn;
     return NULL;
+}
+
+/* A sequence graph input: its elements, read from the SequenceProto
+ * file of its --bind (spec; NULL when none), become graph inputs of
+ * their own (kernel parameters "x_0", "x_1", ...), in order, and the
+ * input the OX_SEQ value that lists them.  The file fixes the count
+ * and the shapes; like a bound tensor, an integer element keeps its
+ * value for folding (ox_foldable). */
+int ox_seq_input(OxModel *m, const Onnx__ValueInfoProto *vi, const char *spec)
+{
+    const Onnx__TypeProto__Sequence *st = vi->type->sequence_type;
+    const Onnx__TypeProto *et = st ? st->elem_type : NULL;
+    TlTensor **ts;
+    OxValue **elems, *s;
+    TlDType dt;
+    char err[400];
+    int n;
+
+    if (!et || et->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        !et->tensor_type || !et->tensor_type->has_elem_type) {
+        ox_fail(m, "input '%s': only sequences of tensors are supported",
+                vi->name);
+        return -1;
+    }
+    dt = ox_dtype(et->tensor_type->elem_type);
+    if (dt == DT_NONE) {
+        ox_fail(m, "input '%s': ONNX data type %d is not supported",
+                vi->name, (int)et->tensor_type->elem_type);
+        return -1;
+    }
+    if (!spec || strlen(spec) < 3 || strcmp(spec + strlen(spec) - 3, ".pb")) {
+        ox_fail(m, "input '%s' is a sequence; give its elements with "
+                "--bind %s=FILE.pb (an ONNX SequenceProto)", vi->name,
+                vi->name);
+        return -1;
+    }
+    if (!(ts = tl_onnx_sequence_read(spec, &n, err, sizeof err))) {
+        ox_fail(m, "--bind %s: %s", vi->name, err);
+        return -1;
+    }
+    elems = tl_xcalloc((size_t)n + 1, sizeof *elems);
+    for (int i = 0; i < n; i++) {
+        char suffix[24], *name;
+        if (ts[i]->dtype != dt) {
+            ox_fail(m, "--bind %s: element %d holds %s values but the "
+                    "sequence is of %s", vi->name, i,
+                    dt_name(ts[i]->dtype), dt_name(dt));
+            break;
+        }
+        if (!ox_dims_ok(ts[i]->rank, ts[i]->shape)) {
+            ox_fail(m, "--bind %s: element %d is too large (the limit is "
+                    "2^40 elements)", vi->name, i);
+            break;
+        }
+        snprintf(suffix, sizeof suffix, "@%d", i);
+        name = ox_fresh(m, vi->name, suffix);
+        elems[i] = ox_add(m, name, OX_INPUT, dt, ts[i]->rank, ts[i]->shape);
+        elems[i]->seqelem = 1;
+        /* Integers are kept for folding (what a position or shape
+         * reads); floats stay data, read by the kernel: a constant
+         * would be passed on as one (ox_give). */
+        if (!dt_is_float(dt)) {
+            elems[i]->cval = ts[i];
+            ts[i] = NULL;
+        }
+        free(name);
+    }
+    for (int i = 0; i < n; i++)
+        tl_tensor_unref(ts[i]);
+    free(ts);
+    if (m->error) {
+        free(elems);
+        return -1;
+    }
+    s = ox_add(m, vi->name, OX_SEQ, dt, 0, NULL);
+    s->seq = elems;
+    s->nseq = n;
+    s->seqin = 1;
+    return 0;
 }

@@ -21,9 +21,7 @@ import_refused r_posint "node 'y' (SequenceAt, opset 13): the position \
 must be one integer"
 import_refused r_atnopos "node 'y' (SequenceAt, opset 13): input 1 is \
 missing"
-import_refused r_seqout "graph output 's' is a sequence (a kernel's \
-outputs are tensors)"
-import_refused r_seqop "node 'y' (Identity, opset 13): input 's' is a \
+import_refused r_seqop "node 'y' (Neg, opset 13): input 's' is a \
 sequence, which only the Sequence ops take"
 import_refused r_notseq "node 'y' (SequenceAt, opset 13): input 'x' is \
 not a sequence"

@@ -67,6 +67,16 @@ say() {
     return 0
 }
 
+# The file output n of the imported model goes to: a sequence output
+# (the importer's "# onnx-sequence-output #N:" line) to a .pb file.
+out_file() {
+    if grep -q "^# onnx-sequence-output #$1:" "$tmp/m.tdsl"; then
+        echo "out_$1.pb"
+    else
+        echo "out_$1.safetensors"
+    fi
+}
+
 # A progress line on a terminal (not with -v): "412/1081 node/test_x".
 total=$(echo $tests | wc -w)
 count=0
@@ -79,7 +89,7 @@ for t in $tests; do
     dir=$data/$t
     set0=$dir/test_data_set_0
     out=$tmp/m.tdsl
-    rm -f "$tmp"/m.* "$tmp"/out_*.safetensors
+    rm -f "$tmp"/m.* "$tmp"/out_*.safetensors "$tmp"/out_*.pb
     if [ ! -f "$dir/model.onnx" ] || [ ! -d "$set0" ]; then
         unsupported=$((unsupported + 1))
         printf '%s\tunsupported\n' "$t" >>"$tmp/results"
@@ -110,11 +120,12 @@ for t in $tests; do
     n=0
     for f in "$set0"/output_*.pb; do
         [ -f "$f" ] || continue
-        outs="$outs --out $tmp/out_$n.safetensors"
+        outs="$outs --out $tmp/$(out_file $n)"
         n=$((n + 1))
     done
     # load() paths are relative to the working folder.  The outputs go
-    # to .safetensors files, which hold every dtype (.npy has no bf16).
+    # to .safetensors files, which hold every dtype (.npy has no bf16),
+    # a sequence to a SequenceProto .pb file.
     if ! (cd "$tmp" && "$tdsl" run m.tdsl $target $ins $outs) >/dev/null \
             2>"$tmp/err"; then
         failed=$((failed + 1))
@@ -126,8 +137,10 @@ for t in $tests; do
     n=0
     for f in "$set0"/output_*.pb; do
         [ -f "$f" ] || continue
-        if ! "$tdsl" import --compare "$tmp/out_$n.safetensors" "$f" \
-                2>"$tmp/err"; then
+        got=$tmp/$(out_file $n)
+        seq=
+        case $got in *.pb) seq=--sequence ;; esac
+        if ! "$tdsl" import --compare $seq "$got" "$f" 2>"$tmp/err"; then
             ok=0
             say "FAIL $t: output $n: $(tr '\n' ' ' <"$tmp/err")"
             break

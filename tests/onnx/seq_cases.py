@@ -103,10 +103,9 @@ def main():
     refuse('range', [split, N('SequenceAt', ['s', 'five'], ['y'])],
            inits=[init('five', np.int64(5))])
     refuse('posint', [split, N('SequenceAt', ['s', 'p'], ['y'])],
-           inits=[init('p', np.array([1], np.int64))])
+           inits=[init('p', np.array([], np.int64))])
     refuse('atnopos', [split, N('SequenceAt', ['s'], ['y'])])
-    refuse('seqout', [split], outs=[seqvi('s')])
-    refuse('seqop', [split, N('Identity', ['s'], ['y'])])
+    refuse('seqop', [split, N('Neg', ['s'], ['y'])])
     refuse('notseq', [N('SequenceAt', ['x', 'p'], ['y'])],
            inits=[init('p', np.int64(0))])
     refuse('nested', [split, N('SequenceConstruct', ['s'], ['y'])])
