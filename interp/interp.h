@@ -141,6 +141,11 @@ TlTensor *tl_onnx_bf16_bits(TlTensor *t);
  * sequences, sparse tensors) is refused. */
 TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
                                  size_t errlen);
+/* The same from len bytes in memory; name stands for the path in
+ * messages. */
+TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
+                                     const char *name, int *n, char *err,
+                                     size_t errlen);
 /* Writes ts[n] as a SequenceProto of tensors (raw_data); 0, or -1
  * after a message. */
 int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,

@@ -367,15 +367,25 @@ static void *read_whole(const char *path, size_t *len, char *err,
 TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
                                  size_t errlen)
 {
-    TdslOnnx__SequenceProto *p;
-    TlTensor **ts = NULL;
+    TlTensor **ts;
     size_t len;
     void *buf = read_whole(path, &len, err, errlen);
 
     if (!buf)
         return NULL;
-    p = tdsl_onnx__sequence_proto__unpack(NULL, len, buf);
+    ts = tl_onnx_sequence_read_mem(buf, len, path, n, err, errlen);
     free(buf);
+    return ts;
+}
+
+TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
+                                     const char *path, int *n, char *err,
+                                     size_t errlen)
+{
+    TdslOnnx__SequenceProto *p;
+    TlTensor **ts = NULL;
+
+    p = tdsl_onnx__sequence_proto__unpack(NULL, len, data);
     if (!p) {
         itp_error(err, errlen, path, "not an ONNX SequenceProto (the "
                   "protobuf does not decode)");

@@ -2,7 +2,8 @@
  * fuzz_tensorio.c - libFuzzer target over the tensor file readers: each
  * input is read as a .npy file (tl_npy_read_mem), as a .safetensors
  * file (tl_safetensors_open_mem, then tl_safetensors_get of every
- * entry) and as an ONNX TensorProto (tl_onnx_tensor_read_mem).  Built
+ * entry), as an ONNX TensorProto (tl_onnx_tensor_read_mem) and as an
+ * ONNX SequenceProto of tensors (tl_onnx_sequence_read_mem).  Built
  * and run by `make fuzz` with ASan and UBSan, so a crash, leak, hang or
  * undefined behaviour is a failure.  Beyond "no crash" it checks that
  * an entry of a file that opened can always be read (opening validated
@@ -162,10 +163,41 @@ static void fuzz_onnx(const uint8_t *data, size_t size)
     tl_tensor_unref(t);
 }
 
+static void fuzz_onnx_seq(const uint8_t *data, size_t size)
+{
+    char err[400] = "";
+    int n = -1;
+    TlTensor **ts = tl_onnx_sequence_read_mem(data, size, "s.pb", &n, err,
+                                              sizeof err);
+    if (!ts) {
+        /* An element's error names it: 's.pb (element 3)': ... */
+        const char *el = strstr(err, " (element ");
+        char name[64];
+        if (el && el - err > 1 && strspn(el + 10, "0123456789") > 0 &&
+            el[10 + strspn(el + 10, "0123456789")] == ')') {
+            size_t k = strcspn(el, ")") + 1;
+            snprintf(name, sizeof name, "s.pb%.*s", (int)k, el);
+            check_message(err, name);
+        } else {
+            check_message(err, "s.pb");
+        }
+        return;
+    }
+    if (n < 0)
+        fail("sequence", "read without a count");
+    for (int i = 0; i < n; i++)
+        if (!ts[i])
+            fail("sequence", "an element is missing");
+        else
+            tl_tensor_unref(ts[i]);
+    free(ts);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_npy(data, size);
     fuzz_safetensors(data, size);
     fuzz_onnx(data, size);
+    fuzz_onnx_seq(data, size);
     return 0;
 }
