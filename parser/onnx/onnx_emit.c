@@ -151,6 +151,12 @@ int ox_import_node(OxModel *m, const Onnx__NodeProto *n)
         ox_fail(m, "a node has no op_type");
         goto done;
     }
+    /* Every ONNX op has an output; the comment and the stage names
+     * start from the first. */
+    if (!n->n_output) {
+        ox_unsupported(m, "the node has no outputs");
+        goto done;
+    }
     for (size_t j = 0; j < n->n_input; j++)
         if (*n->input[j] && !ox_find(m, n->input[j])) {
             ox_unsupported(m, "input '%s' is not defined before the "

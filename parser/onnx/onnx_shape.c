@@ -384,9 +384,11 @@ OxValue *ox_out(OxModel *m, int i, TlDType dt, int rank,
 void ox_comment(OxModel *m)
 {
     const Onnx__NodeProto *n = m->node;
+    const char *label = n->name && *n->name ? n->name
+                        : n->n_output ? n->output[0] : "";
+
     buf_printf(&m->body, "    # %s '", n->op_type);
-    for (const char *c = n->name && *n->name ? n->name : n->output[0]; *c;
-         c++)
+    for (const char *c = label; *c; c++)
         buf_putc(&m->body, *c >= 32 && *c < 127 ? *c : '?');
     buf_puts(&m->body, "'\n");
 }

@@ -65,6 +65,7 @@ and the branches yield different types or shapes for output 0 (bind it \
 with --bind)"
 import_refused r_ifouts "$I: the branches must yield the node's 2 outputs"
 import_refused r_ifcond "$I: the condition must hold one element"
+import_refused r_ifnone "node '?' (If, opset 13): the node has no outputs"
 import_refused r_deep "node 'o4 (then branch of If 'o5')' (If, opset 13): \
 subgraphs nest more than 16 deep"
 import_refused r_seqlens "$S8: sequence_lens is not supported"

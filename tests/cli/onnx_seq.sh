@@ -53,8 +53,8 @@ import_refused r_lentwice "node 'x' (SequenceLength, opset 13): output 0 \
 is missing or defined twice"
 import_refused r_emptytwice "node 'x' (SequenceEmpty, opset 13): 'x' is \
 defined twice"
-import_refused r_emptynoout "node '?' (SequenceEmpty, opset 13): output 0 \
-is missing"
+import_refused r_emptynoout "node '?' (SequenceEmpty, opset 13): the node \
+has no outputs"
 import_refused r_stackseq "node 'vf' (Loop, opset 13): 'y' would stack \
 sequences (not supported)"
 

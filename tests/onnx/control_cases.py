@@ -219,6 +219,11 @@ def main():
     refuse('ifouts', model([node], [vi('c', TP.BOOL, []),
                                     vi('x', F, [2, 3])],
                            [vi('y', F, None), vi('z', F, None)]))
+    empty = H.make_graph([], 'none', [], [])
+    node = H.make_node('If', ['c'], [], then_branch=empty,
+                       else_branch=empty)
+    refuse('ifnone', model([node], [vi('c', TP.BOOL, [])],
+                           [vi('c', TP.BOOL, [])]))
     node = H.make_node('If', ['c'], ['y'], then_branch=thenb,
                        else_branch=elseb)
     refuse('ifcond', model([node], [vi('c', TP.BOOL, [2]),
