@@ -304,10 +304,12 @@ TlTensor *tl_onnx_tensor_read_mem(const void *data, size_t len,
     return t;
 }
 
-TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen)
+/* The bytes of file path (at most MAX_FILE), `what` it holds named in
+ * messages; NULL after a message. */
+static void *read_whole(const char *path, const char *what,
+                        size_t *len, char *err, size_t errlen)
 {
     ItpSrc s;
-    TlTensor *t = NULL;
     void *buf;
 
     if (itp_src_open(&s, path, err, errlen) < 0)
@@ -320,12 +322,26 @@ TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen)
         return NULL;
     }
     buf = tl_xmalloc(s.size ? (size_t)s.size : 1);
-    if (itp_src_read(&s, 0, buf, (size_t)s.size, "the tensor", err,
-                     errlen) == 0)
-        t = tl_onnx_tensor_read_mem(buf, (size_t)s.size, path, err,
-                                    errlen);
-    free(buf);
+    if (itp_src_read(&s, 0, buf, (size_t)s.size, what, err,
+                     errlen) < 0) {
+        free(buf);
+        buf = NULL;
+    }
+    *len = (size_t)s.size;
     itp_src_close(&s);
+    return buf;
+}
+
+TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen)
+{
+    TlTensor *t;
+    size_t len;
+    void *buf = read_whole(path, "the tensor", &len, err, errlen);
+
+    if (!buf)
+        return NULL;
+    t = tl_onnx_tensor_read_mem(buf, len, path, err, errlen);
+    free(buf);
     return t;
 }
 
@@ -337,39 +353,12 @@ TlTensor *tl_onnx_bf16_bits(TlTensor *t)
     return t;
 }
 
-/* The bytes of file path (at most MAX_FILE); NULL after a message. */
-static void *read_whole(const char *path, size_t *len, char *err,
-                        size_t errlen)
-{
-    ItpSrc s;
-    void *buf;
-
-    if (itp_src_open(&s, path, err, errlen) < 0)
-        return NULL;
-    if (s.size > MAX_FILE) {
-        itp_error(err, errlen, path, "%llu bytes are too many for a "
-                  "protobuf message (limit 2 GiB)",
-                  (unsigned long long)s.size);
-        itp_src_close(&s);
-        return NULL;
-    }
-    buf = tl_xmalloc(s.size ? (size_t)s.size : 1);
-    if (itp_src_read(&s, 0, buf, (size_t)s.size, "the sequence", err,
-                     errlen) < 0) {
-        free(buf);
-        buf = NULL;
-    }
-    *len = (size_t)s.size;
-    itp_src_close(&s);
-    return buf;
-}
-
 TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
                                  size_t errlen)
 {
     TlTensor **ts;
     size_t len;
-    void *buf = read_whole(path, &len, err, errlen);
+    void *buf = read_whole(path, "the sequence", &len, err, errlen);
 
     if (!buf)
         return NULL;
