@@ -599,6 +599,63 @@ static void masked_load(TlBuf *b, const LExpr *e, const LExpr *base,
     buf_puts(b, "[tl_b + tl_l]; } tl_r; })");
 }
 
+/* The most lanes a strided load lists one by one. */
+enum { STRIDED_LANES = 16 };
+
+/* Whether load e reads a ramp of i64 indices a constant or scalar
+ * stride apart, outside any mask, so that strided_load applies. */
+static int strided(const LExpr *e)
+{
+    const LExpr *idx = e->args[0];
+
+    return e->nargs == 1 && idx->kind == LE_RAMP &&
+           idx->a->type.dt == DT_I64 && idx->a->type.lanes == 1 &&
+           idx->b->type.lanes == 1 && e->var->type.dt != DT_BOOL &&
+           e->type.lanes <= STRIDED_LANES && !mask_for_lanes(e->type.lanes);
+}
+
+/* A load of lanes a stride apart (rule 2b's rows: softmax's X[n, d]
+ * across n) as a vector literal of scalar loads at tl_b + l * tl_s:
+ * the C compiler then loads and inserts each lane, where lanewise's
+ * vector of indices was built and taken apart again lane by lane
+ * (the encoder's softmax and layer norm rows).  The index arithmetic
+ * wraps as the scalar code's does. */
+static void strided_load(TlBuf *b, const LExpr *e)
+{
+    const LExpr *idx = e->args[0];
+    LExpr copy = *e, lane, *arg = &lane;
+    LVar v;
+    char nm[16];
+
+    buf_puts(b, "({ const int64_t tl_b = ");
+    cgc_expr(b, idx->a);
+    buf_puts(b, ", tl_s = ");
+    cgc_expr(b, idx->b);
+    buf_puts(b, "; const int64_t tl_i0 = tl_b");
+    for (int l = 1; l < e->type.lanes; l++)
+        buf_printf(b, ", tl_i%d = (int64_t)((uint64_t)tl_i%d + "
+                   "(uint64_t)tl_s)", l, l - 1);
+    buf_puts(b, "; (void)tl_s; (");
+    vtype(b, e->type);
+    buf_puts(b, "){");
+    copy.type.lanes = 1;
+    copy.args = &arg;
+    memset(&v, 0, sizeof v);
+    v.name = nm;
+    v.kind = LV_VALUE;
+    v.type = lir_type(DT_I64, 1);
+    memset(&lane, 0, sizeof lane);
+    lane.kind = LE_VAR;
+    lane.type = v.type;
+    lane.var = &v;
+    for (int l = 0; l < e->type.lanes; l++) {
+        snprintf(nm, sizeof nm, "tl_i%d", l);
+        buf_puts(b, l ? ", " : "");
+        cgc_expr(b, &copy);
+    }
+    buf_puts(b, "}; })");
+}
+
 /* A branch of a select under the mask named m (NULL: none). */
 static void under_mask(TlBuf *b, const LExpr *e, const char *m, int lanes)
 {
@@ -737,6 +794,10 @@ void cgc_vexpr(TlBuf *b, const LExpr *e)
             buf_putc(b, '[');
             cgc_expr(b, base);
             buf_puts(b, "]))");
+            return;
+        }
+        if (strided(e)) {
+            strided_load(b, e);
             return;
         }
         lanewise(b, e);
