@@ -64,27 +64,33 @@
  *    loop with more than one iteration runs in parallel when the
  *    stage has CG_PAR_MIN elements or more.
  *
- * 2b. Rows as lanes.  A stage with one such reduction that rule 2
- *    does not tile, whose last index variable x is not in the last
- *    index of any read that moves with the reduction (one of its
- *    indices mentions a reduction variable: softmax's X[n, d], layer
- *    norm's X[b, n, r]; a read of mean[b, n] beside it does not
- *    count), is lowered as an update with x split by W (a 32-byte
- *    vector of the dtype, at most ROW_LANES lanes, halved while above
- *    x's constant extent; at least 2) and that inner loop vectorized
- *    inside the reduction loops:
+ * 2b. Outputs as lanes.  A stage with one such reduction that rule 2
+ *    does not tile is lowered as an update with x split by W (a
+ *    32-byte vector of the dtype, at most ROW_LANES lanes, halved
+ *    while above x's constant extent; at least 2) and that inner loop
+ *    vectorized inside the reduction loops:
  *
  *      ..., xo, the reduction loops as written, xw (W lanes)
  *
- *    so W rows accumulate side by side in one register (pass_accum.c),
- *    each lane its own row's chain in the written order, the row
- *    reads strided (lane l loads row xo * W + l).  Where W does not
- *    divide the rows the guarded tail runs the rest (pass_partition).
+ *    so W outputs accumulate side by side in one register
+ *    (pass_accum.c), each lane its own chain in the written order.
+ *    A row reduction (softmax's max(d) X[n, d], layer norm's sums over
+ *    X[b, n, r]) reads its rows strided (lane l loads row xo * W + l);
+ *    a window along x (a pool's X[.., x * 10 + r * 10 - 20], a
+ *    convolution whose width the tile's vector does not divide) reads
+ *    its lanes a stride apart or as neighbours; but not a body that
+ *    divides an integer mentioning x (a transposed convolution's
+ *    (x + 1 - r) / 2: a vector division is done one lane at a time,
+ *    6x the scalar code's time), nor a window of fewer than
+ *    WINDOW_TERMS terms.  Where W does not
+ *    divide x's extent the guarded tail runs the rest (pass_partition).
  *    Parallel as rule 2.  A sum over 128 went from one dependent add
  *    per term to W in flight: 4.5x on softmax's max and sum rows, 2.2x
  *    on layer norm's (bench/README, 2026-11-28); unrolling R rows as
  *    scalar chains (the hand schedule of softmax_exact) gave 1.7-2.2x.
- *
+ *    The suite's dilated max pools, whose windows ran one scalar chain
+ *    per output, 10.6 -> 0.71 ms (bench/README, 2026-11-29).
+
  * 3. Otherwise the plain default (sched_apply.c): the last index loop
  *    vectorized, the first in parallel when big enough; but not
  *    vectorized when a read takes x other than shifted by a constant
@@ -92,8 +98,11 @@
  *    such lanes are loaded one at a time, slower than scalar code.
  *
  * TODO(issue 5): rule 2b's lanes load their rows one element each
- * (strided); loading W contiguous elements of each of W rows and
+ * (strided: a vector literal of W scalar loads, emit_vec.c's
+ * strided_load); loading W contiguous elements of each of W rows and
  * transposing them in registers would load W times fewer vectors.
+ * The encoder's row reductions are 8.4 us of its 360 (bench/README,
+ * 2026-11-29), so at most about 2% is left there.
  * Rule 2's B rows a power of two apart (2 KB in the encoder) share a
  * few L1 sets, so a tile's B vectors come from L2 each time; a packed
  * copy of B's panel (bench/tdsl_kernels.tdsl's matmul packs by hand)
@@ -107,6 +116,14 @@
 /* Rule 2b's widest vector across rows: 16 lanes of f32 gathered from
  * 16 rows ran 1.5x the time of 8 (bench/README, 2026-11-28). */
 enum { ROW_LANES = 8 };
+
+/* Rule 2b takes a window along x (not rows) from this many terms on:
+ * a shorter chain, computed one output after another, overlaps the
+ * next outputs' chains in the core's out-of-order window, and the
+ * lanes' strided loads and the tail cost more than they save (the
+ * suite's small convolutions and pools, 9 to 36 terms, 1.0-1.2x the
+ * time; 72 terms 0.7x, 200 terms 0.07x; bench/README, 2026-11-29). */
+enum { WINDOW_TERMS = 64 };
 
 static int is_var(const TlExpr *e, const TlVar *v)
 {
@@ -284,14 +301,49 @@ static int mentions_rvar(const TlExpr *e, const TlReduce *red)
 }
 
 /* Whether read r moves with the reduction (an index mentions one of
- * q->red's variables) and takes q->x into its last index: then lanes
- * across x would not be rows apart. */
+ * q->red's variables) and takes q->x into its last index: a window
+ * along x (a pool's, a convolution's), not a row. */
 static int x_along_reduction(const TlExpr *r, const ReadQ *q)
 {
     if (!x_last(r, q))
         return 0;
     for (int j = 0; j < r->args.n; j++)
         if (mentions_rvar(r->args.v[j], q->red))
+            return 1;
+    return 0;
+}
+
+/* How many terms red sums (or takes the max of, ...), INT64_MAX when
+ * a range is not a constant. */
+static int64_t terms(const TlReduce *red)
+{
+    int64_t n = 1, v;
+
+    for (int i = 0; i < red->nrvars; i++) {
+        if (!red->rvars[i]->extent ||
+            !tl_sym_const(red->rvars[i]->extent, &v))
+            return INT64_MAX;
+        if (v > 0 && n > INT64_MAX / v)
+            return INT64_MAX;
+        n *= v;
+    }
+    return n;
+}
+
+/* Whether e divides an integer that mentions x (/ or %): across
+ * lanes of x a vector division, one lane at a time (a transposed
+ * convolution's (x + 1 - r) / 2 ran 6x slower so). */
+static int divides_x(const TlExpr *e, const TlVar *x)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_BINARY && (e->op == OP_DIV || e->op == OP_MOD) &&
+        dt_is_int(e->dtype) && mentions(e, x))
+        return 1;
+    if (divides_x(e->a, x) || divides_x(e->b, x) || divides_x(e->c, x))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (divides_x(e->args.v[i], x))
             return 1;
     return 0;
 }
@@ -307,8 +359,9 @@ static int row_width(const TlFunc *f)
     ReadQ q = {f->rank ? f->axes[f->rank - 1].var : NULL, NULL, red};
 
     if (!red || f->dtype == DT_BOOL || f->dtype == DT_F16 ||
-        f->dtype == DT_BF16 || b < 1 ||
-        some_read(red->expr->a, x_along_reduction, &q))
+        f->dtype == DT_BF16 || b < 1 || divides_x(red->expr->a, q.x) ||
+        (some_read(red->expr->a, x_along_reduction, &q) &&
+         terms(red) < WINDOW_TERMS))
         return 0;
     w = 32 / b < ROW_LANES ? 32 / b : ROW_LANES;
     ex = const_extent(f, f->rank - 1);
