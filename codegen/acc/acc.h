@@ -231,6 +231,8 @@ typedef struct AccOp {
     uint8_t tag;        /* DMA op and wait: the tag */
     int16_t child;      /* ucast@i, dma.ld@i ...: the child; -1 none */
     uint16_t nsteps;    /* nop/n */
+    uint64_t set;       /* dma.bcast@{i,j,...}: bit i for top node i;
+                         * 0: every top node (no set) */
     AccOpnd src[ACC_MAX_SRC];
     AccOpnd dst[ACC_MAX_DST];
     int col;            /* source column of the op (0 if none) */

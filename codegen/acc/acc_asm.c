@@ -496,6 +496,46 @@ static int suffixes(Asm *A, AccOp *op, char *word, const char *start)
     return 0;
 }
 
+/* `@{i, j, ...}` after dma.bcast: the top BM nodes the broadcast goes
+ * to (MN-Core's mvb to several L2BMs), kept as a bit mask, so a node
+ * named twice or one the machine lacks is refused here, at its column;
+ * acc_check_op refuses a set on any other op. */
+static int node_set(Asm *A, AccOp *op)
+{
+    const char *open = A->p++;
+    int top = acc_bm_level(A->m, acc_bm_levels(A->m));
+    int64_t nodes = acc_level_nodes(A->m, top);
+
+    if (nodes > 64)
+        return acc_asm_err(A, open, 1, DIAG_ACC_SYNTAX,
+                   "a node set takes at most 64 nodes; this machine's "
+                   "level %s has %lld", A->m->level[top].name,
+                   (long long)nodes);
+    acc_asm_skip_ws(A);
+    if (A->p < line_end(A) && *A->p == '}')
+        return acc_asm_err(A, open, (int)(A->p + 1 - open), DIAG_ACC_SYNTAX,
+                   "an empty node set: name at least one node");
+    do {
+        acc_asm_skip_ws(A);
+        const char *at = A->p;
+        int64_t c;
+        if (acc_asm_expr(A, &c))
+            return -1;
+        if (c < 0 || c >= nodes)
+            return acc_asm_err(A, at, (int)(A->p - at), DIAG_ACC_SYNTAX,
+                       "no node %lld at level %s: this machine has "
+                       "nodes 0..%lld there", (long long)c,
+                       A->m->level[top].name, (long long)nodes - 1);
+        if (op->set >> c & 1)
+            return acc_asm_err(A, at, (int)(A->p - at), DIAG_ACC_SYNTAX,
+                       "node %lld twice in the set", (long long)c);
+        op->set |= (uint64_t)1 << c;
+    } while (acc_asm_accept(A, ','));
+    if (!acc_asm_accept(A, '}'))
+        return acc_asm_expected(A, "',' or '}' in the node set");
+    return 0;
+}
+
 static int parse_op(Asm *A, AccOp *op)
 {
     memset(op, 0, sizeof *op);
@@ -518,9 +558,14 @@ static int parse_op(Asm *A, AccOp *op)
     if (A->p < line_end(A) && *A->p == '@') {
         A->p++;
         int64_t c;
-        if (primary(A, &c))
-            return -1;
-        op->child = (int16_t)(c < 0 || c > 30000 ? 30000 : c);
+        if (A->p < line_end(A) && *A->p == '{') {
+            if (node_set(A, op))
+                return -1;
+        } else {
+            if (primary(A, &c))
+                return -1;
+            op->child = (int16_t)(c < 0 || c > 30000 ? 30000 : c);
+        }
     }
     if (A->p < line_end(A) && *A->p == '/') {
         A->p++;

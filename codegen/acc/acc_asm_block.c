@@ -146,6 +146,7 @@ static int same_op(const AccOp *a, const AccOp *b)
     return a->opc == b->opc && a->slot == b->slot && a->dt == b->dt &&
            a->dt2 == b->dt2 && a->level == b->level && a->nsrc == b->nsrc &&
            a->ndst == b->ndst && a->tag == b->tag && a->child == b->child &&
+           a->set == b->set &&
            a->nsteps == b->nsteps;
 }
 

@@ -10,8 +10,10 @@
 
 #include <string.h>
 
-#define TAM_VERSION 1
-enum { OPND_BYTES = 16, OP_BYTES = 12 + 5 * OPND_BYTES };
+/* Version 2 added an op's node set (dma.bcast@{...}, 8 bytes after the
+ * nop steps). */
+#define TAM_VERSION 2
+enum { OPND_BYTES = 16, OP_BYTES = 20 + 5 * OPND_BYTES };
 
 static void put_u8(TlBuf *b, unsigned v)
 {
@@ -82,6 +84,7 @@ void acc_write_tam(TlBuf *out, TlSession *s, const AccProgram *p)
             put_u8(out, op->tag);
             put_le(out, (uint16_t)op->child, 2);
             put_le(out, op->nsteps, 2);
+            put_le(out, op->set, 8);
             for (int i = 0; i < ACC_MAX_SRC; i++)
                 put_opnd(out, &op->src[i]);
             for (int i = 0; i < ACC_MAX_DST; i++)
@@ -235,6 +238,7 @@ AccProgram *acc_read_tam(TlSession *s, const void *data, size_t len,
             op->tag = (uint8_t)get(&r, 1);
             op->child = (int16_t)(uint16_t)get(&r, 2);
             op->nsteps = (uint16_t)get(&r, 2);
+            op->set = get(&r, 8);
             for (int i = 0; i < ACC_MAX_SRC; i++)
                 get_opnd(&r, &op->src[i]);
             for (int i = 0; i < ACC_MAX_DST; i++)

@@ -125,6 +125,13 @@ static void put_op(TlBuf *out, const AccProgram *p, const AccOp *op,
         buf_printf(out, ".t%d", op->tag);
     if (op->child >= 0)
         buf_printf(out, "@%d", op->child);
+    for (int i = 0, first = 1; op->set && i < 64; i++)
+        if (op->set >> i & 1) {
+            buf_printf(out, "%s%d", first ? "@{" : ",", i);
+            first = 0;
+        }
+    if (op->set)
+        buf_putc(out, '}');
     if (op->opc == ACC_OP_NOP && op->nsteps > 1)
         buf_printf(out, "/%d", op->nsteps);
     if (op->opc == ACC_OP_WAIT)

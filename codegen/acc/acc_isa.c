@@ -401,6 +401,10 @@ int acc_check_op(const AccMachine *m, const AccProgram *p, const AccOp *op,
         return bad(why, "op in the wrong slot");
     AccOpKind kind = acc_op_kind(op->opc);
     int xfer = kind == ACC_K_XDOWN || kind == ACC_K_XUP;
+    /* TODO(issue 6): the subset masks of the L-level transfers
+     * (`bcast.k@{set}`, ACCELERATOR.md 4.5) are not modelled. */
+    if (op->set && op->opc != ACC_OP_DBCAST)
+        return bad(why, "only dma.bcast takes a node set @{...}");
     if ((op->dt && !acc_dt_ok((TlDType)op->dt)) ||
         (op->dt2 && op->opc != ACC_OP_CVT) || (op->level && !xfer) ||
         (op->tag && kind != ACC_K_DMA && op->opc != ACC_OP_WAIT) ||
@@ -579,6 +583,14 @@ int acc_check_op(const AccMachine *m, const AccProgram *p, const AccOp *op,
         }
         if (!one && op->child != -1)
             return bad(why, "only dma.ld and dma.st take @NODE");
+        if (op->set && nodes > 64)
+            return bad(why, "a node set needs a machine of at most 64 top "
+                       "nodes");
+        if (op->set && nodes < 64 && op->set >> nodes) {
+            buf_printf(why, "the node set names a node above %lld, the "
+                       "last L%d node", (long long)nodes - 1, top);
+            return -1;
+        }
         if (op->opc >= ACC_OP_DREDADD && want_type(op, 0, 0, why))
             return -1;
         int64_t len = op->src[0].stride;

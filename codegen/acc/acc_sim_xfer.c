@@ -229,7 +229,10 @@ int acc_dma_volumes(const AccMachine *m, const AccOp *op, int64_t *vol)
                 vol[ch] += n;
             break;
         case ACC_OP_DBCAST:
-            vol[ch] = n;
+            /* A channel moves the words once for all of its nodes in
+             * the set (MN-Core's mvb2: both L2BMs of a group). */
+            if (!op->set || (op->set >> nd & 1))
+                vol[ch] = n;
             break;
         case ACC_OP_DDIST:
             vol[ch] += n / NT;
@@ -307,7 +310,8 @@ void acc_exec_dma(AccSim *sim, const AccOp *op)
                 dram_rw(sim, op->dst[0].addr, b + op->src[0].addr, n, 1);
             break;
         case ACC_OP_DBCAST:
-            dram_rw(sim, op->src[0].addr, b + op->dst[0].addr, n, 0);
+            if (!op->set || (op->set >> nd & 1))
+                dram_rw(sim, op->src[0].addr, b + op->dst[0].addr, n, 0);
             break;
         case ACC_OP_DDIST:
             dram_rw(sim, op->src[0].addr + nd * dlen, b + op->dst[0].addr,
@@ -353,6 +357,17 @@ void acc_exec_dma(AccSim *sim, const AccOp *op)
         q->hi = op->dst[0].addr + dlen;
         q->done = done;
         q->bundle = sim->cur_b;
+    } else if (op->set) {
+        /* Readiness is kept per address, not per node: a broadcast to
+         * some nodes must not make words another DMA still brings to
+         * other nodes look landed, so a word is readable when both are
+         * (strict, never lenient). */
+        AccReady *rd = sim->rd_bm[top];
+        for (int64_t a = op->dst[0].addr; a < op->dst[0].addr + dlen; a++)
+            if (rd[a].step < ready) {
+                rd[a].step = ready;
+                rd[a].bundle = sim->cur_b;
+            }
     } else {
         acc_mark_ready(sim, sim->rd_bm[top], op->dst[0].addr,
                        op->dst[0].addr + dlen, ready);

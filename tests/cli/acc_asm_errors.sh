@@ -80,6 +80,12 @@ test|dist.L2 lc[0:3] -> lb[0]|1:1: error: dist splits 3 long words over 2 childr
 tiny|dma.ld.t0 d[0:4] -> lb[0]|1:1: error: 'dma.ld' needs @NODE, the L1 node, 0..1
 tiny|dma.bcast.t0@1 d[0:4] -> lb[0]|1:1: error: only dma.ld and dma.st take @NODE
 tiny|dma.bcast.t0 d[0] -> lb[0]|1:1: error: a DMA needs a length on its source, as in d[0:64]
+tiny|dma.bcast.t0@{0,2} d[0:4] -> lb[0]|1:17: error: no node 2 at level L1B: this machine has nodes 0..1 there
+mn2|dma.bcast.t0@{7, 1, 7} d[0:4] -> lc[0]|1:21: error: node 7 twice in the set
+tiny|dma.bcast.t0@{} d[0:4] -> lb[0]|1:14: error: an empty node set: name at least one node
+tiny|dma.bcast.t0@{0 d[0:4] -> lb[0]|1:17: error: expected ',' or '}' in the node set, found 'd'
+tiny|dma.dist.t0@{0} d[0:4] -> lb[0]|1:1: error: only dma.bcast takes a node set @{...}
+tiny|bcast.L1@{1} lb[0] -> r[0]|1:1: error: only dma.bcast takes a node set @{...}
 tiny|nop r[0]|1:1: error: control ops take no operands
 tiny|add.i32 r[0], r[2] -> r[4] ; sub.i32 r[0], r[2] -> r[6]|1:30: error: two ALU ops in one bundle: a slot takes one op per step
 tiny|add.i32 r[0], r[2] -> r[4] ; add.f32 r[6], r[8] -> r[10]|1:30: error: 'r' is read at three address patterns in one bundle: a GRF bank has two read ports

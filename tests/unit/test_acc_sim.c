@@ -128,6 +128,7 @@ static const char all_ops[] =
     "dma.ld.t1@1 d[0:16] -> lc[0]\n"
     "dma.st.t2@0 lc[0:16] -> d[0]\n"
     "dma.bcast.t3 d[0:16] -> lc[0]\n"
+    "dma.bcast.t9@{1} d[0:16] -> lc[0]\n"
     "dma.dist.t4 d[0:16] -> lc[0]\n"
     "dma.gather.t5 lc[0:16] -> d[0]\n"
     "dma.redadd.f32.t6 lc[0:16] -> d[0]\n"
