@@ -130,6 +130,19 @@ int acc_cg_eval(AccCg *g, const LExpr *e, int t);
  * of broadcasting one (the matmul route's A when rows split over the
  * top nodes); below the top the load is scope k's. */
 enum { ACC_CG_PARTS = 1 << 8 };
+/* A load's scope k may also carry a number of column parts Cq >= 2
+ * (k | Cq << ACC_CG_COLS_SHIFT, at the top level only): the top nodes
+ * then form Cq blocks of consecutive nodes, block c taking part c of
+ * the image (Cq scope images, one after the other), which one
+ * `dma.bcast@{...}` per block sends to that block's nodes alone (the
+ * matmul route's B when its columns split over the top nodes).  k &
+ * ACC_CG_LEVEL is the level. */
+enum { ACC_CG_COLS_SHIFT = 10, ACC_CG_LEVEL = 0xff };
+/* The column parts of scope k (1: none). */
+int64_t acc_cg_cols(int k);
+/* The most column parts whose blocks have a node on one DRAM channel
+ * (a channel moves each such part's words once). */
+int64_t acc_cg_cols_per_chan(const AccMachine *m, int64_t cq);
 
 /* Long-word position, in an image loaded by acc_cg_emit_load with W
  * long words per PE, of word w of the scope's PE pe (PE index inside
@@ -192,6 +205,8 @@ typedef struct AccCgOvOp {
     int64_t hard;           /* steps since the queue's last op */
     int64_t occ;            /* steps it holds its slot */
     int64_t vol;            /* a DMA's long words per DRAM channel */
+    uint64_t chans;         /* the channels it uses, a bit each (a
+                             * node set's); 0: all */
     int slot, lms, tag, dma, wait;
     /* 1 + a queue that must be empty first (0: none); 1 + a queue
      * whose entry behind_i must have issued first. */

@@ -26,7 +26,10 @@
  * behind piece 0's and piece q + 2's before the wait for piece q + 1,
  * so that the channels never wait for a piece's latency and tree
  * transfers.  A scope may carry ACC_CG_PARTS:
- * the DMA then distributes a scope image to each top node.
+ * the DMA then distributes a scope image to each top node; or column
+ * parts (cg_int.h): one DMA per block of top nodes broadcasts that
+ * block's part to it (`dma.bcast@{...}`), each DRAM channel moving the
+ * parts of the blocks it serves only.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -88,22 +91,86 @@ int64_t acc_cg_max_load(const AccMachine *m, int k)
     return best / 4 * 4;
 }
 
+int64_t acc_cg_cols(int k)
+{
+    return k >> ACC_CG_COLS_SHIFT > 1 ? k >> ACC_CG_COLS_SHIFT : 1;
+}
+
+/* Top nodes, and those on one DRAM channel. */
+static int64_t top_nodes(const AccMachine *m, int64_t *per)
+{
+    int64_t NT = acc_level_nodes(m, acc_bm_level(m, acc_bm_levels(m)));
+
+    *per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
+    return NT;
+}
+
+/* The DRAM channel of top node nd (acc_dma_volumes' rule). */
+static int64_t chan_of(const AccMachine *m, int64_t nd)
+{
+    int64_t per;
+
+    top_nodes(m, &per);
+    return nd / per < m->dram_channels ? nd / per : m->dram_channels - 1;
+}
+
+int64_t acc_cg_cols_per_chan(const AccMachine *m, int64_t cq)
+{
+    int64_t per, NT = top_nodes(m, &per), most = 0;
+
+    for (int64_t ch = 0; ch < m->dram_channels && cq > 1; ch++) {
+        int64_t n = 0;
+        for (int64_t c = 0; c < cq; c++) {
+            int on = 0;
+            for (int64_t nd = c * (NT / cq); nd < (c + 1) * (NT / cq); nd++)
+                on |= chan_of(m, nd) == ch;
+            n += on;
+        }
+        if (n > most)
+            most = n;
+    }
+    return cq > 1 ? most : 1;
+}
+
 /* Long words of a load's DMA (its scope k, ACC_CG_PARTS included): a
- * broadcast sends the scope's image, a distribution every node's. */
+ * broadcast sends the scope's image (each column part's), a
+ * distribution every node's. */
 static int64_t dma_words(const AccMachine *m, int k, int64_t W)
 {
     int nbm = acc_bm_levels(m);
-    int64_t n = acc_cg_scope_pes(m, k & ~ACC_CG_PARTS) * W;
+    int64_t n = acc_cg_scope_pes(m, k & ACC_CG_LEVEL) * W;
 
     if (k & ACC_CG_PARTS)
         n *= acc_level_nodes(m, acc_bm_level(m, nbm));
-    return n;
+    return n * acc_cg_cols(k);
 }
 
 /* Whether the DMA of a load of scope k distributes. */
 static int dma_dist(const AccMachine *m, int k)
 {
-    return (k & ACC_CG_PARTS) || k > acc_bm_levels(m);
+    return (k & ACC_CG_PARTS) || (k & ACC_CG_LEVEL) > acc_bm_levels(m);
+}
+
+/* The DMA ops of a load of scope k (tag, the top BM word off): one,
+ * or one per column part, each to its block of top nodes. */
+static void put_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t W,
+                    int k, int64_t off, int tag)
+{
+    int64_t cq = acc_cg_cols(k), n = dma_words(m, k, W) / cq, per;
+    int64_t NT = top_nodes(m, &per);
+    char b[16];
+
+    acc_cg_bm_name(b, sizeof b, acc_bm_levels(m));
+    for (int64_t c = 0; c < cq; c++) {
+        buf_printf(o, "dma.%s.t%d", dma_dist(m, k) ? "dist" : "bcast", tag);
+        for (int64_t nd = c * (NT / cq); cq > 1 && nd < (c + 1) * (NT / cq);
+             nd++)
+            buf_printf(o, "%s%lld", nd == c * (NT / cq) ? "@{" : ",",
+                       (long long)nd);
+        buf_printf(o, "%s d[%lld:%lld] -> %s[%lld]\n", cq > 1 ? "}" : "",
+                   (long long)(at + c * n), (long long)(at + (c + 1) * n), b,
+                   (long long)off);
+    }
 }
 
 /* The BM word where a load's area at level j starts (off: by level,
@@ -124,16 +191,12 @@ void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
                          int tag, const int64_t *off)
 {
     int nbm = acc_bm_levels(m);
-    int64_t span1 = acc_cg_scope_pes(m, 1);
-    int64_t nd = dma_words(m, k, W), n;
+    int64_t span1 = acc_cg_scope_pes(m, 1), n;
     char b[16], c[16];
 
-    acc_cg_bm_name(b, sizeof b, nbm);
-    buf_printf(o, "dma.%s.t%d d[%lld:%lld] -> %s[%lld]\n",
-               dma_dist(m, k) ? "dist" : "bcast", tag, (long long)at,
-               (long long)(at + nd), b, (long long)base_of(off, nbm));
+    put_dma(o, m, at, W, k, base_of(off, nbm), tag);
     buf_printf(o, "wait t%d\n", tag);
-    k &= ~ACC_CG_PARTS;
+    k &= ACC_CG_LEVEL;
     n = acc_cg_scope_pes(m, k) * W;
     for (int j = nbm; j >= 2; j--) {
         int64_t len = j > k ? n : acc_cg_scope_pes(m, j) * W;
@@ -159,19 +222,6 @@ void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
 }
 
-/* Piece q's DMA of W long words per PE into a buffer of the top BM
- * from word off. */
-static void run_dma(TlBuf *o, const AccMachine *m, int64_t at, int64_t W,
-                    int k, int64_t off, int tag)
-{
-    char b[16];
-
-    acc_cg_bm_name(b, sizeof b, acc_bm_levels(m));
-    buf_printf(o, "dma.%s.t%d d[%lld:%lld] -> %s[%lld]\n",
-               dma_dist(m, k) ? "dist" : "bcast", tag, (long long)at,
-               (long long)(at + dma_words(m, k, W)), b, (long long)off);
-}
-
 /* Steps until such a piece's DMA lands: the latency, its words on one
  * channel (a broadcast sends all of them on each, a distribution the
  * share of the top nodes a channel serves). */
@@ -181,7 +231,9 @@ static int64_t run_dma_steps(const AccMachine *m, int k, int64_t W)
     int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
     int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
     int64_t n = dma_words(m, k, W);
-    double vol = dma_dist(m, k) ? (double)n * per / NT : (double)n;
+    double vol = dma_dist(m, k) ? (double)n * per / NT
+                                : (double)n / acc_cg_cols(k) *
+                                      acc_cg_cols_per_chan(m, acc_cg_cols(k));
 
     return (int64_t)ceil((vol / m->dram_bw + m->dma_latency) /
                              m->step_cycles - 1e-9);
@@ -225,7 +277,7 @@ int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k)
     int nbm = acc_bm_levels(m);
     int64_t n, steps = 0;
 
-    k &= ~ACC_CG_PARTS;
+    k &= ACC_CG_LEVEL;
     n = acc_cg_scope_pes(m, k) * W;
 
     for (int j = nbm; j >= 2; j--) {
@@ -259,14 +311,14 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
     int nbm = acc_bm_levels(m), kd = k, early;
     int64_t span1, pes, top, lbsz, tw;
 
-    k &= ~ACC_CG_PARTS;
+    k &= ACC_CG_LEVEL;
     span1 = acc_cg_scope_pes(m, 1);
     pes = acc_cg_scope_pes(m, k);
     top = (nbm > k ? pes : acc_cg_scope_pes(m, nbm)) * Wmax;
     lbsz = span1 * Wmax;
     if (n <= 0)
         return;
-    run_dma(o, m, at[0], W[0], kd, base_of(off, nbm), tag);
+    put_dma(o, m, at[0], W[0], kd, base_of(off, nbm), tag);
     if (nbm < 2) {
         buf_printf(o, "wait t%d\n", tag);
         /* Without tree transfers, the DMA lands in lb itself: piece q
@@ -276,7 +328,7 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
             if (q > 0)
                 buf_printf(o, "wait t%d\n", tag);
             if (q + 1 < n)
-                run_dma(o, m, at[q + 1], W[q + 1], kd,
+                put_dma(o, m, at[q + 1], W[q + 1], kd,
                         base_of(off, nbm) + (1 - b) * top, tag);
             put_dists(o, W[q], base_of(off, 1) + b * lbsz, span1, space,
                       dst[q]);
@@ -291,11 +343,11 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
      * transfers, which then start sooner. */
     early = run_dma_steps(m, kd, Wmax) >= acc_cg_tree_steps(m, Wmax, k);
     if (n > 1 && early)
-        run_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
+        put_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
     buf_printf(o, "wait t%d\n", tag);
     tw = run_tree(o, m, W[0], Wmax, k, 0, off);
     if (n > 1 && !early) {
-        run_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
+        put_dma(o, m, at[1], W[1], kd, base_of(off, nbm) + top, tag + 1);
         tw--;
     }
     for (int64_t q = 0; q < n; q++) {
@@ -311,13 +363,13 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
          * after q + 1's latency and tree transfers (early), or after
          * q + 1's tree transfers, which then start sooner. */
         if (q + 2 < n && early)
-            run_dma(o, m, at[q + 2], W[q + 2], kd,
+            put_dma(o, m, at[q + 2], W[q + 2], kd,
                     base_of(off, nbm) + b * top, tag + (int)(q % 2));
         if (q + 1 < n) {
             buf_printf(o, "wait t%d\n", tag + (int)((q + 1) % 2));
             tw = run_tree(o, m, W[q + 1], Wmax, k, 1 - b, off);
             if (q + 2 < n && !early) {
-                run_dma(o, m, at[q + 2], W[q + 2], kd,
+                put_dma(o, m, at[q + 2], W[q + 2], kd,
                         base_of(off, nbm) + b * top, tag + (int)(q % 2));
                 tw--;
             }

@@ -107,12 +107,20 @@
  * columns of its j tiles, broadcast on each channel (1.25 N^2 / 4 + C
  * per channel with the rows split, 3584 steps at 1024: 29%, 14336 at
  * 2048: 57%); the programs reach 26% and 51% (B's runs, the stores
- * behind them, ares at 2048).  A 2-D split of rows and columns over
- * the L2Bs (the two L2Bs of a channel sharing B's columns) would cut a
- * channel's words to A / 2 + B / 2 + C / 4 (3072 steps at 1024), but
- * needs a DMA broadcast to a subset of the top nodes (MN-Core's `mvb`
- * to several L2BMs, `mvb2` to both of a group; ACCELERATOR.md 1.4),
- * which the machine model does not have yet.  conv2d 1x64x56x56 (3x3)
+ * behind them, ares at 2048).  The columns may split over the top
+ * nodes too (Cq = 2 blocks of top nodes, mode bit 7 of plan(), where a
+ * DRAM channel serves one block): node c R + r computes rows part r
+ * for the j tiles of column part c, each B piece goes as one
+ * `dma.bcast@{...}` per block (a DMA broadcast to a node set,
+ * MN-Core's `mvb`), and A's image holds each rows part once per block,
+ * distributed as before: a channel moves A / 2 + B / 2 + C / 4 (3072
+ * steps at 1024, 34% at best; the program 3510 steps, 29%).  Its
+ * program is taken only when timed faster than the best shape without
+ * it (by_time: the model mis-orders the two on some shapes).
+ * TODO(issue 6): at 2048 the split doubles a node's rows (512 f16
+ * rows, 4 chunks), whose A no longer fits lm0 at once (ares), so every
+ * B set would load once per chunk: it is not taken (57% bound of the
+ * rows split, 51% reached).  conv2d 1x64x56x56 (3x3)
  * reaches 51%: A's run (the weights, 36864 lw per L1B) is bound by the
  * L2 broadcast (16 lw/cycle, 576 steps) and the first pair waits for
  * all of it; the pair's first tiles could start as their pieces land,
@@ -440,7 +448,8 @@ static void emit(AccCgMm *x)
                (long long)x->K, (long long)x->N, dt_name(x->dt),
                (long long)x->kspan, x->h,
                (long long)x->NHj, (long long)x->KU, (long long)x->JV,
-               x->R > 1 ? " over the top nodes" : "", (long long)x->Mc,
+               x->Cq > 1 ? " and columns over the top nodes"
+               : x->R > 1 ? " over the top nodes" : "", (long long)x->Mc,
                x->adb ? ", double-buffered" : "",
                x->ares ? ", all in lm0, by j set" : "",
                x->arun ? "; A loads in runs" : "",
@@ -542,6 +551,52 @@ static void emit(AccCgMm *x)
     buf_puts(o, "wait t1\n");
 }
 
+/* The cycles of x's program, emitted and timed as the simulator times
+ * it (the text is then taken back); -1 when it does not assemble. */
+static int64_t timed(const AccCgMm *x)
+{
+    AccCgMm c = *x;
+    TlBuf *o = &x->g.p->text;
+    size_t at = o->len;
+    AccTiming t;
+    int file;
+    AccProgram *prog;
+
+    emit(&c);
+    file = tl_add_source(x->g.s, "<accel matmul shape>", o->s + at,
+                         o->len - at);
+    prog = c.g.failed ? NULL : acc_assemble(x->g.s, file, x->g.m, 1);
+    o->len = at;
+    if (at < o->cap)
+        o->s[at] = 0;
+    if (!prog)
+        return -1;
+    acc_time_program(prog, &t);
+    return t.cycles;
+}
+
+/* The columns over the top nodes are taken only when their program is
+ * faster than the best shape without them: the model that chose them
+ * (cg_mm_plan.c) prices both within 20% or so, and the two are often
+ * that close (mn2 f32 512 x 2048 x 512: 34032 cycles with the columns
+ * split, 30296 without, the model saying the other way).  0, or -1
+ * after reporting. */
+static int by_time(AccCgMm *x)
+{
+    AccCgMm y = *x;
+    int64_t with = timed(x), without;
+
+    y.nocols = 1;
+    if (acc_cg_mm_plan(&y))
+        return -1;
+    without = timed(&y);
+    if (with < 0 || without < 0)
+        return x->g.failed ? -1 : 0;
+    if (without <= with)
+        *x = y;
+    return 0;
+}
+
 int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
                   AccCgProgram *p, TlLoc loc)
 {
@@ -625,7 +680,7 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     x.NM = acc_machine_pes(m) / x.G;
     x.JT = (x.N + x.Mr - 1) / x.Mr;
     x.KT = (x.K + x.Nc - 1) / x.Nc;
-    if (acc_cg_mm_plan(&x))
+    if (acc_cg_mm_plan(&x) || (x.Cq > 1 && by_time(&x)))
         return -1;
     p->est_cycles = acc_cg_mm_estimate(&x);
     acc_cg_mm_maps(&x);

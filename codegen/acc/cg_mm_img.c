@@ -55,7 +55,9 @@ static void a_elems(const AccCgMm *x, int64_t mc, int64_t w, int64_t pe,
                     int64_t *e)
 {
     const AccCgIn *in = &x->g.p->ins[x->a];
-    int64_t sa = acc_cg_scope_pes(x->g.m, x->h), r = pe / sa;
+    /* pe / sa: the top node; with column parts each block of R holds
+     * the rows parts again. */
+    int64_t sa = acc_cg_scope_pes(x->g.m, x->h), r = pe / sa % x->R;
     int64_t km = pe % sa / x->G, p = pe % x->G;
     int64_t u = w / x->Mc, ii = mc * x->Mc + w % x->Mc, i = r * x->Mp + ii;
     int64_t kt = km + x->kspan * u;
@@ -79,10 +81,14 @@ static void b_elems(const AccCgMm *x, int64_t v, int64_t w, int64_t pe,
                     int64_t *e)
 {
     const AccCgIn *in = &x->g.p->ins[x->b];
-    int64_t gm = pe / x->G, p = pe % x->G;
+    /* Column part cp's scope image follows part cp - 1's. */
+    int64_t P = acc_cg_scope_pes(x->g.m, x->bk & ACC_CG_LEVEL);
+    int64_t cp = pe / P;
+    int64_t gm = pe % P / x->G, p = pe % x->G;
     int64_t g = gm / x->kspan, km = gm % x->kspan;
     int64_t u = w / x->tw, t = w % x->tw;
-    int64_t kt = km + x->kspan * u, jt = g + x->NHj * v;
+    int64_t kt = km + x->kspan * u, jl = g + x->NHj * v;
+    int64_t jt = cp * x->JTc + jl;
 
     for (int l = 0; l < x->ew; l++) {
         /* f32: sub-cycle t of the tile's mwrite, rows 2t and 2t + 1
@@ -94,7 +100,8 @@ static void b_elems(const AccCgMm *x, int64_t v, int64_t w, int64_t pe,
         int64_t k = kt * x->Nc + p * x->cn + (x->ew == 2 ? 0 : l);
         int64_t j = jt * x->Mr + row;
         e[l] = -1;
-        if (kt < x->KT && k < x->K && jt < x->JT && j < x->N)
+        if (kt < x->KT && k < x->K && jl < x->JTc && jt < x->JT &&
+            j < x->N)
             e[l] = elem(x, in, 0, j, k);
     }
 }
@@ -190,8 +197,10 @@ void acc_cg_mm_omap(AccCgMm *x)
             j = j * p->ext[x->jl[l]] + v[x->jl[l]];
         int64_t part = i / x->Mp, mc = i % x->Mp / x->Mc;
         int64_t ii = i % x->Mp % x->Mc, s = ii / 4, c = ii % 4;
-        int64_t jt = j / x->Mr, jj = j % x->Mr;
-        int64_t g = part * x->NHj + jt % x->NHj, jv = jt / x->NHj;
+        int64_t jt = j / x->Mr, jj = j % x->Mr, cp = jt / x->JTc;
+        int64_t jl = jt % x->JTc;
+        int64_t g = (cp * x->R + part) * x->NHj + jl % x->NHj;
+        int64_t jv = jl / x->NHj;
         if (x->win)
             acc_cg_win_out(&x->w, v, &g, &jv, &jj);
         int64_t pe = jj / x->cm, l = jj % x->cm;

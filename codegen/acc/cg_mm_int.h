@@ -26,6 +26,14 @@ typedef struct AccCgMm {
      * ACC_CG_PARTS) and B's broadcast them (scope bk: the top level),
      * instead of the other way round. */
     int64_t R, Mp, NHj;
+    /* Columns split too (Cq = 2, mode bit 7 of plan()): the top nodes
+     * form Cq blocks of R consecutive nodes; node c R + r takes rows
+     * part r and the JTc j tiles of column part c, so that a DRAM
+     * channel whose nodes are in one block moves half of B (one
+     * `dma.bcast@{...}` per block, scope bk with column parts) and
+     * A's image holds each rows part once per block (cg_mm_img.c). */
+    int64_t Cq, JTc;
+    int nocols;             /* plan() leaves Cq at 1 */
     int ak, bk;
     int64_t Wa, Wb;         /* long words per PE per load */
     int64_t Wb0;            /* the same for B set 0 (b_w) */

@@ -57,13 +57,13 @@ int64_t acc_cg_mm_a_n(const AccCgMm *x, int64_t mc)
 /* PEs of one piece of A's image: scope h's, in every part. */
 int64_t acc_cg_mm_a_pes(const AccCgMm *x)
 {
-    return acc_cg_scope_pes(x->g.m, x->h) * x->R;
+    return acc_cg_scope_pes(x->g.m, x->h) * x->R * x->Cq;
 }
 
 /* PEs of one piece of B's image. */
 int64_t acc_cg_mm_b_pes(const AccCgMm *x)
 {
-    return acc_cg_scope_pes(x->g.m, x->bk);
+    return acc_cg_scope_pes(x->g.m, x->bk & ACC_CG_LEVEL) * x->Cq;
 }
 
 /* Long words of B's image before set v's. */
@@ -161,7 +161,7 @@ static void first_rows(AccCgMm *x);
  * over the top nodes when parts; 0, or -1 when it does not fit the
  * machine's memories (or adb buys nothing: one chunk). */
 static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
-                    int parts, int brun, int ares)
+                    int parts, int brun, int ares, int cols)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -176,10 +176,18 @@ static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
     if (parts && (win || h > nbm || x->R < 2 || x->M < 4 * x->R))
         return -1;
     x->NHj = x->NH / x->R;
+    /* Columns over blocks of the top nodes: only where a DRAM channel
+     * serves one block (else it would move every part of B). */
+    x->Cq = cols ? 2 : 1;
+    if (cols && (!parts || x->R % 2 || x->R / 2 < 2 ||
+                 acc_cg_cols_per_chan(m, 2) != 1))
+        return -1;
+    x->R /= x->Cq;
+    x->JTc = (x->JT + x->Cq - 1) / x->Cq;
     x->Mp = (x->M + x->R - 1) / x->R;
     x->ak = parts ? h | ACC_CG_PARTS : h;
-    x->bk = parts ? nbm : nbm + 1;
-    x->JV = (x->JT + x->NHj - 1) / x->NHj;
+    x->bk = parts ? nbm | (cols ? 2 << ACC_CG_COLS_SHIFT : 0) : nbm + 1;
+    x->JV = (x->JTc + x->NHj - 1) / x->NHj;
     /* The window image stays in lm1 for all chunks: A's chunks load
      * by themselves into lm0. */
     x->win = win;
@@ -253,9 +261,10 @@ static double chan_words(const AccMachine *m, int k, int64_t W)
     int64_t per = NT / m->dram_channels > 0 ? NT / m->dram_channels : 1;
 
     if (k & ACC_CG_PARTS)
-        return (double)(acc_cg_scope_pes(m, k & ~ACC_CG_PARTS) * W * per);
-    if (k <= nbm)
-        return (double)(acc_cg_scope_pes(m, k) * W);
+        return (double)(acc_cg_scope_pes(m, k & ACC_CG_LEVEL) * W * per);
+    if ((k & ACC_CG_LEVEL) <= nbm)
+        return (double)(acc_cg_scope_pes(m, k & ACC_CG_LEVEL) * W *
+                        acc_cg_cols_per_chan(m, acc_cg_cols(k)));
     return (double)(acc_machine_pes(m) * W) * (double)per / (double)NT;
 }
 
@@ -474,12 +483,13 @@ int acc_cg_mm_plan(AccCgMm *x)
     /* mode: bit 0 A's loads as runs, bit 1 A double-buffered, bit 2
      * the queues apart (when double-buffered), bit 3 B from a window
      * image, bit 4 the rows over the top nodes, bit 5 B's loads as
-     * runs, bit 6 every A chunk resident (the pairs by j set). */
+     * runs, bit 6 every A chunk resident (the pairs by j set), bit 7
+     * the columns over blocks of the top nodes too. */
     for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < 128; mode++) {
+        for (int mode = 0; mode < (x->nocols ? 128 : 256); mode++) {
             if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2 & 1,
                          mode >> 3 & 1, mode >> 4 & 1, mode >> 5 & 1,
-                         mode >> 6))
+                         mode >> 6 & 1, mode >> 7))
                 continue;
             if (!best || estimate(x) < cost) {
                 cost = estimate(x);
@@ -492,7 +502,7 @@ int acc_cg_mm_plan(AccCgMm *x)
                                   "local memories");
     shape_at(x, best, best_mode >> 1 & 1, best_mode & 1,
              best_mode >> 2 & 1, best_mode >> 3 & 1, best_mode >> 4 & 1,
-             best_mode >> 5 & 1, best_mode >> 6);
+             best_mode >> 5 & 1, best_mode >> 6 & 1, best_mode >> 7);
     x->a_at = 0;
     x->b_at = acc_cg_mm_a_off(x, x->NMC);
     x->c_at = x->b_at + acc_cg_mm_b_off(x, x->JV);

@@ -111,6 +111,18 @@ static void classify(const AccMachine *m, AccCgOvOp *e, const char *op)
         e->vol = !strncmp(op, "dma.bcast", 9) ? n
                  : !strncmp(op, "dma.dist", 8) ? n * per / NT
                                                : n * per;
+        /* A broadcast to a node set (`@{i,j}`) uses its nodes'
+         * channels alone. */
+        e->chans = 0;
+        for (const char *c = strstr(op, "@{"); c && *c != '}';) {
+            char *end;
+            int64_t nd = strtoll(c + (*c == '@' ? 2 : 1), &end, 10);
+            int64_t ch = nd / per < m->dram_channels ? nd / per
+                                                     : m->dram_channels - 1;
+            if (ch < ACC_CG_OV_CHANNELS)
+                e->chans |= (uint64_t)1 << ch;
+            c = end;
+        }
         return;
     }
     if (!dot || sscanf(dot, ".L%d", &k) != 1 || k < 1 || k > nbm)
@@ -262,6 +274,8 @@ static void issue(AccCgOverlap *v, AccCgOvQueue *q)
         int nch = m->dram_channels < ACC_CG_OV_CHANNELS
                       ? m->dram_channels : ACC_CG_OV_CHANNELS;
         for (int ch = 0; ch < nch; ch++) {
+            if (e->chans && !(e->chans >> ch & 1))
+                continue;
             int64_t start = cyc > v->chan[ch] ? cyc : v->chan[ch];
             v->chan[ch] = start + (int64_t)ceil((double)e->vol / m->dram_bw -
                                                 1e-9);
