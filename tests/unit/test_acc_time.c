@@ -64,15 +64,17 @@ static const char *const progs[] = {
     "  .endrep\n"
     ".endrep\n"
     "nop/3\n",
-    /* DMA over mn2's channels: runs of each top node, broadcasts,
-     * distributions, waits on some tags only; long transfers; a halt
-     * before bundles that must not count. */
+    /* DMA over mn2's channels: runs of each top node, broadcasts (one
+     * to a node set: channels 0 and 3 only), distributions, waits on
+     * some tags only; long transfers; a halt before bundles that must
+     * not count. */
     ".machine mn2\n"
     ".rep 8 i\n"
     "  dma.ld.t0@%i d[0:512] -> lc[0]\n"
     ".endrep\n"
     "dma.bcast.t1 d[4096:4608] -> lc[512]\n"
     "dma.dist.t2 d[8192:12288] -> lc[1024]\n"
+    "dma.bcast.t5@{0,1,6} d[4096:4608] -> lc[8192]\n"
     "wait t0\n"
     "dist.L2 lc[0:2048] -> lb[0]\n"
     "dist.L2 lc[0:2048] -> lb[0]\n"
@@ -84,6 +86,7 @@ static const char *const progs[] = {
     "dma.st.t3@7 lc[0:256] -> d[66000]\n"
     "dma.gather.t4 lc[0:16] -> d[70000]\n"
     "wait t3\n"
+    "wait t5\n"
     "halt\n"
     "nop/100\n",
 };
