@@ -114,7 +114,7 @@
  * `dma.bcast@{...}` per block (a DMA broadcast to a node set,
  * MN-Core's `mvb`), and A's image holds each rows part once per block,
  * distributed as before: a channel moves A / 2 + B / 2 + C / 4 (3072
- * steps at 1024, 34% at best; the program 3510 steps, 29%).  Its
+ * steps at 1024, 33% at best; the program 3510 steps, 29%).  Its
  * program is taken only when timed faster than the best shape without
  * it (by_time: the model mis-orders the two on some shapes).
  * TODO(issue 6): at 2048 the split doubles a node's rows (512 f16
