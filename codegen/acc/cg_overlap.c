@@ -114,7 +114,7 @@ static void classify(const AccMachine *m, AccCgOvOp *e, const char *op)
         /* A broadcast to a node set (`@{i,j}`) uses its nodes'
          * channels alone. */
         e->chans = 0;
-        for (const char *c = strstr(op, "@{"); c && *c != '}';) {
+        for (const char *c = strstr(op, "@{"); c && *c && *c != '}';) {
             char *end;
             int64_t nd = strtoll(c + (*c == '@' ? 2 : 1), &end, 10);
             int64_t ch = nd / per < m->dram_channels ? nd / per
