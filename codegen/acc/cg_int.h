@@ -168,6 +168,17 @@ void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
 void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
                          int64_t W, const char *space, int64_t dst, int k,
                          int tag, const int64_t *off);
+/* Steps of a run of emitted text: a bundle a line, `nop/N` N (no
+ * stalls); the routes' models count their compute with it. */
+int64_t acc_cg_text_steps(const char *t);
+/* Its two halves, for a caller that issues the DMA early and waits
+ * for its tag late (the reduction route's next chunk): the DMA alone,
+ * and the transfers from the top BMs to the PEs once it has landed. */
+void acc_cg_emit_load_dma(TlBuf *o, const AccMachine *m, int64_t at,
+                          int64_t W, int k, int tag, const int64_t *off);
+void acc_cg_emit_load_tree(TlBuf *o, const AccMachine *m, int64_t W,
+                           const char *space, int64_t dst, int k,
+                           const int64_t *off);
 /* Steps of a load's tree transfers (BM levels above L1), each issued
  * when the last is readable. */
 int64_t acc_cg_tree_steps(const AccMachine *m, int64_t W, int k);

@@ -13,7 +13,10 @@
  * the scope broadcast, the others distribute, and L1 writes 4 long
  * words per PE per op.  cg_overlap.c issues such a load in the free
  * slots of compute bundles (the matmul route's B sets); the reduction
- * and pipeline routes still load before they compute (TODO(issue 6)).
+ * route issues a chunk's DMA (acc_cg_emit_load_dma) a chunk or two
+ * before its tree transfers (acc_cg_emit_load_tree); the pipeline
+ * route loads a block before its stages, in runs of pieces
+ * (TODO(issue 6): under the stages of the block before, cg_pipe.c).
  *
  * A run of loads (acc_cg_emit_load_run, the matmul route's A chunks)
  * alternates between two buffers in every BM, so that piece q + 1's
@@ -186,16 +189,20 @@ void acc_cg_emit_load(TlBuf *o, const AccMachine *m, int64_t at,
     acc_cg_emit_load_in(o, m, at, W, space, dst, k, 0, NULL);
 }
 
-void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
-                         int64_t W, const char *space, int64_t dst, int k,
-                         int tag, const int64_t *off)
+void acc_cg_emit_load_dma(TlBuf *o, const AccMachine *m, int64_t at,
+                          int64_t W, int k, int tag, const int64_t *off)
+{
+    put_dma(o, m, at, W, k, base_of(off, acc_bm_levels(m)), tag);
+}
+
+void acc_cg_emit_load_tree(TlBuf *o, const AccMachine *m, int64_t W,
+                           const char *space, int64_t dst, int k,
+                           const int64_t *off)
 {
     int nbm = acc_bm_levels(m);
     int64_t span1 = acc_cg_scope_pes(m, 1), n;
     char b[16], c[16];
 
-    put_dma(o, m, at, W, k, base_of(off, nbm), tag);
-    buf_printf(o, "wait t%d\n", tag);
     k &= ACC_CG_LEVEL;
     n = acc_cg_scope_pes(m, k) * W;
     for (int j = nbm; j >= 2; j--) {
@@ -220,6 +227,15 @@ void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
                    (long long)(base_of(off, 1) + t * span1 * 4), space,
                    (long long)(dst + 8 * t));
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
+}
+
+void acc_cg_emit_load_in(TlBuf *o, const AccMachine *m, int64_t at,
+                         int64_t W, const char *space, int64_t dst, int k,
+                         int tag, const int64_t *off)
+{
+    acc_cg_emit_load_dma(o, m, at, W, k, tag, off);
+    buf_printf(o, "wait t%d\n", tag);
+    acc_cg_emit_load_tree(o, m, W, space, dst, k, off);
 }
 
 /* Steps until such a piece's DMA lands: the latency, its words on one

@@ -132,10 +132,14 @@ int64_t pipe_local_D(const Pipe *x, int64_t D) TL_INTERNAL;
  * tensor of C chunks a row pair on each PE and D columns. */
 void pipe_pos(const Pipe *x, int64_t b, int64_t pe, int64_t v, int64_t C,
               int64_t D, int64_t *rp2, int64_t *col) TL_INTERNAL;
-/* Long word position, in a DRAM image of W long words per PE per block,
- * of word w of PE pe in block b. */
+/* The long words a PE of each load of a block's W long words a PE: an
+ * input larger than one load comes in pieces of half one, loaded as a
+ * run (put_loads); else, and the output, pieces of one (Wmax). */
+int64_t pipe_piece(const Pipe *x, int64_t W, int input) TL_INTERNAL;
+/* Long word position, in a DRAM image of W long words per PE per block
+ * loaded in pieces of Wp, of word w of PE pe in block b. */
 int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
-                    int64_t W) TL_INTERNAL;
+                    int64_t W, int64_t Wp) TL_INTERNAL;
 /* The input element image i reads for row `row`, column col. */
 int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
     TL_INTERNAL;

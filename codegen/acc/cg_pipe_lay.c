@@ -481,7 +481,7 @@ int pipe_lay_maps(Pipe *x)
         in->map = tl_xmalloc((size_t)in->nmap * sizeof *in->map);
         for (int64_t pe = 0; pe < x->P; pe++)
             for (int64_t w = 0; w < W; w++) {
-                int64_t e = -1, v = w / 4, rp = v / im->C, row;
+                int64_t e = -1, v = w / 4, rp = v / im->C, row, at;
                 int64_t col = im->splat ? 0 : (v % im->C) * 4 + w % 4;
                 if (im->U.L) {
                     /* The input itself, in the plan's layout. */
@@ -492,8 +492,9 @@ int pipe_lay_maps(Pipe *x)
                     if (e < 0 || e >= numel)
                         return fail(x, "reads outside an input");
                 }
-                in->map[2 * pipe_img_lw(x, 0, pe, w, W)] = e;
-                in->map[2 * pipe_img_lw(x, 0, pe, w, W) + 1] = -1;
+                at = 2 * pipe_img_lw(x, 0, pe, w, W, pipe_piece(x, W, 1));
+                in->map[at] = e;
+                in->map[at + 1] = -1;
             }
     }
     if (!o->L)
@@ -506,7 +507,7 @@ int pipe_lay_maps(Pipe *x)
         acc_layout_locate(o->L, e, 0, &loc);
         p->omap[e] = 2 * pipe_img_lw(x, 0, acc_loc_node(m, &loc,
                                                         m->nlevels - 1),
-                                     loc.addr - o->L->base, W) +
+                                     loc.addr - o->L->base, W, x->Wmax) +
                      loc.word;
     }
     return 0;

@@ -65,16 +65,23 @@ void pipe_pos(const Pipe *x, int64_t b, int64_t pe, int64_t v, int64_t C,
     *col = D == 1 ? 0 : (x->K > 1 ? j * (D / x->K) : 0) + v % C * 4;
 }
 
-/* Loads of at most Wmax long words each. */
-int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
-                      int64_t W)
+int64_t pipe_piece(const Pipe *x, int64_t W, int input)
 {
-    int64_t q = w / x->Wmax, Wq = W - q * x->Wmax;
+    int64_t h = x->Wmax / 2 / 4 * 4;
 
-    if (Wq > x->Wmax)
-        Wq = x->Wmax;
-    return b * x->P * W + q * x->P * x->Wmax +
-           acc_cg_img_pos(x->g.m, pe, w % x->Wmax, Wq);
+    return input && W > x->Wmax && h >= 4 ? h : x->Wmax;
+}
+
+/* Loads of at most Wp long words each (pipe_piece). */
+int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
+                    int64_t W, int64_t Wp)
+{
+    int64_t q = w / Wp, Wq = W - q * Wp;
+
+    if (Wq > Wp)
+        Wq = Wp;
+    return b * x->P * W + q * x->P * Wp +
+           acc_cg_img_pos(x->g.m, pe, w % Wp, Wq);
 }
 
 int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
@@ -181,7 +188,9 @@ int pipe_build_maps(Pipe *x)
                                 return fail(x, "reads outside an input");
                             e = at;
                         }
-                        in->map[2 * pipe_img_lw(x, b, pe, w, W) + lane] = e;
+                        in->map[2 * pipe_img_lw(x, b, pe, w, W,
+                                                pipe_piece(x, W, 1)) +
+                                lane] = e;
                     }
     }
     return 0;
@@ -209,7 +218,7 @@ int pipe_layout_output(Pipe *x)
         if (x->K > 1)
             pe = grp / x->G * x->L1 + (t->D == 1 ? 0 : col / Dl) * x->G +
                  grp % x->G;
-        p->omap[e] = 2 * pipe_img_lw(x, b, pe, w, W) + row % 2;
+        p->omap[e] = 2 * pipe_img_lw(x, b, pe, w, W, x->Wmax) + row % 2;
     }
     return 0;
 }

@@ -17,6 +17,19 @@
  * block.  Lanes past the reduction's end are padding: a pad flag image
  * marks them and `sel` puts the operation's identity there.
  *
+ * A chunk's DMAs go out a chunk ahead (two sets of the operands in the
+ * top BMs, when that halves the chunks at most: test row sums 512 x 512
+ * keep one set, 64 x 64 and every mn2 case take two) or, with one set,
+ * right after the chunk before has moved down the tree, so DRAM's
+ * latency and traffic hide under the tree transfers and compute of the
+ * chunk before; the block's result goes up beside the sets.
+ * TODO(issue 6): a reduction shorter than the machine's groups (mn2:
+ * 1024 groups, row sums of 64 columns) still loads an image padded to
+ * every group and a pad flag image as large (65536 lw each for a
+ * 4096-element input): blocks side by side on groups of the machine
+ * would take neither; and the tree transfers of chunk q + 1 under the
+ * compute of chunk q (two sets in the lower BMs and LMs too).
+ *
  * The runner lays every operand out in DRAM in the order the loads
  * consume it (AccCgIn.map); sums are reassociated (tree order), so they
  * match the interpreter within rounding, max and min bit for bit.
@@ -26,6 +39,7 @@
  */
 #include "codegen/acc/cg_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +49,7 @@ typedef struct Red {
     int nout, nred;         /* loops: outputs then the reduction's */
     int64_t O, R;           /* outputs, reduction length */
     int64_t G, P, NM, S, NB, Tc, NQ, W;
+    int nsets;              /* chunks in flight: their sets in the top BMs */
     const char *opname;     /* add, max, min */
     const char *ident;
     int mask;               /* a pad flag image follows the operands */
@@ -119,6 +134,84 @@ static int build_maps(Red *x)
     return 0;
 }
 
+/* Where operand i of chunk cq lies in the top BMs: chunk cq uses set
+ * cq % nsets, operand after operand. */
+static int64_t set_at(const Red *x, int64_t cq, int i)
+{
+    const AccMachine *m = x->g.m;
+    int64_t share = acc_cg_scope_pes(m, acc_bm_levels(m)) * x->W;
+
+    return ((cq % x->nsets) * x->g.p->nins + i) * share;
+}
+
+/* Chunk cq's DMAs (every operand), under tag 2 + its set. */
+static void chunk_dma(Red *x, int64_t cq)
+{
+    const AccMachine *m = x->g.m;
+    AccCgProgram *p = x->g.p;
+    int64_t chunk = x->P * x->W, off[ACC_MAX_LEVELS + 1] = {0};
+    int nbm = acc_bm_levels(m);
+
+    for (int i = 0; i < p->nins; i++) {
+        off[nbm] = set_at(x, cq, i);
+        acc_cg_emit_load_dma(&p->text, m, (i * x->NB * x->NQ + cq) * chunk,
+                             x->W, nbm + 1, 2 + (int)(cq % x->nsets), off);
+    }
+}
+
+/* The route's model of the program emit writes, in cycles: per chunk
+ * its operands' transfers down the tree (acc_cg_emit_load_tree), the
+ * next chunk's DMAs and its compute (steps: the text of one step t),
+ * stalled while that chunk's DMA has not landed (two sets: it went
+ * out a chunk earlier; one: at the start of this chunk's compute, or
+ * after the block's result when the chunk starts a block); per block
+ * the `red*` up the tree; the first DMA before and the last result's
+ * after. */
+static double red_estimate(const Red *x, int64_t tsteps)
+{
+    const AccMachine *m = x->g.m;
+    int nbm = acc_bm_levels(m), nimg = x->g.p->nins;
+    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
+    int64_t ch = NT < m->dram_channels ? NT : m->dram_channels;
+    double tree = (double)acc_cg_tree_steps(m, x->W, nbm + 1) + x->W / 4.0 +
+                  (double)acc_cg_wait(m, 1, ACC_XK_DIST,
+                                      (double)(acc_cg_scope_pes(m, 1) * 4),
+                                      4);
+    double lat = (double)m->dma_latency / m->step_cycles;
+    double xfer = (double)nimg * x->P * x->W / ch / m->dram_bw /
+                  m->step_cycles;
+    double comp = (double)x->Tc * tsteps, issue = nimg, red = 2, total;
+
+    red += (double)acc_cg_wait(m, 1, ACC_XK_RED, (double)(4 * x->G), 4);
+    for (int j = 2; j <= nbm; j++)
+        red += 1 + (double)acc_cg_wait(m, j, ACC_XK_RED, (double)(4 * x->G),
+                                       (double)(4 * x->G));
+    total = lat + xfer;
+    for (int64_t blk = 0; blk < x->NB; blk++)
+        for (int64_t q = 0; q < x->NQ; q++) {
+            double body = 1 + nimg * tree + issue + comp, stall;
+            /* The result of the block of the chunk before this one, or
+             * of the one before that. */
+            double r1 = q == 0 ? red : 0;
+            double r2 = x->NQ == 1 || q == 1 ? red : 0;
+            if (blk + q == 0)
+                stall = 0;
+            else if (x->nsets == 2 && blk * x->NQ + q == 1)
+                stall = xfer - body - r1;
+            else if (x->nsets == 2)
+                stall = lat + xfer - (issue + comp + r2) - body - r1;
+            else if (q == 0)
+                stall = lat + xfer;
+            else
+                stall = lat + xfer - issue - comp;
+            total += body + fmax(stall, 0);
+        }
+    total += (double)x->NB * red + lat;
+    /* The channels move every chunk one after the other. */
+    total = fmax(total, 2 * lat + (double)(x->NB * x->NQ) * xfer);
+    return total * m->step_cycles;
+}
+
 static void emit(Red *x, const LExpr *f)
 {
     AccCg *g = &x->g;
@@ -127,7 +220,10 @@ static void emit(Red *x, const LExpr *f)
     TlBuf *o = &p->text;
     int nbm = acc_bm_levels(m), nimg = p->nins;
     int64_t chunk = x->P * x->W, acc = 2 * m->grf_words - 16;
-    int64_t id = acc + 8, out = nimg * x->NB * x->NQ * chunk;
+    int64_t id = acc + 8, out = nimg * x->NB * x->NQ * chunk, tsteps = 1;
+    /* Two sets: the block's result lies after them; one: at 0. */
+    int64_t rbase = (x->nsets - 1) * 2 * nimg *
+                    acc_cg_scope_pes(m, nbm) * x->W;
     char b[16], c[16];
 
     buf_printf(o, "# accel: kernel %s, %s-reduction of %lld outputs over "
@@ -143,12 +239,25 @@ static void emit(Red *x, const LExpr *f)
                g->c->k->outputs[0]->name, (long long)p->oimage,
                (long long)out);
     buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", x->ident, (long long)id);
+    for (int64_t c = 0; c < x->nsets && c < x->NB * x->NQ; c++)
+        chunk_dma(x, c);
     for (int64_t blk = 0; blk < x->NB; blk++) {
         for (int64_t q = 0; q < x->NQ; q++) {
-            for (int i = 0; i < nimg; i++)
-                acc_cg_emit_load(o, m, (i * x->NB * x->NQ + blk * x->NQ +
-                                        q) * chunk, x->W, "lm0",
-                                 i * x->Tc * 8, nbm + 1);
+            int64_t cq = blk * x->NQ + q, off[ACC_MAX_LEVELS + 1] = {0};
+            /* Chunk cq's DMAs were issued nsets chunks ago; its top
+             * set is free for chunk cq + nsets once its transfers have
+             * read it. */
+            buf_printf(o, "wait t%d\n", 2 + (int)(cq % x->nsets));
+            for (int i = 0; i < nimg; i++) {
+                off[nbm] = set_at(x, cq, i);
+                acc_cg_emit_load_tree(o, m, x->W, "lm0", i * x->Tc * 8,
+                                      nbm + 1, off);
+            }
+            /* With one set, the block's result lands where the next
+             * chunk's DMA would: that one goes out after the result's. */
+            if (cq + x->nsets < x->NB * x->NQ &&
+                (x->nsets == 2 || q + 1 < x->NQ))
+                chunk_dma(x, cq + x->nsets);
             for (int64_t t = 0; t < x->Tc; t++) {
                 TlBuf e;
                 if (x->mask)
@@ -159,6 +268,7 @@ static void emit(Red *x, const LExpr *f)
                 g->op_at = 8 * t;
                 acc_cg_eval(g, f, 0);
                 buf_puts(o, e.s);
+                tsteps = acc_cg_text_steps(e.s) + 1 + 2 * x->mask;
                 buf_free(&e);
                 if (x->mask)
                     buf_printf(o, "sel.f32 m1, r[%lld+], r[0+] -> r[0+]\n",
@@ -171,23 +281,30 @@ static void emit(Red *x, const LExpr *f)
                                x->opname, (long long)acc, (long long)acc);
             }
         }
-        buf_printf(o, "red%s.L1.f32 r[%lld+] -> lb[0]\n", x->opname,
-                   (long long)acc);
+        /* The block's result goes to the top BMs beside the sets, where
+         * no DMA of a later chunk lands. */
+        buf_printf(o, "red%s.L1.f32 r[%lld+] -> lb[%lld]\n", x->opname,
+                   (long long)acc, (long long)(nbm == 1 ? rbase : 0));
         acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_RED, (double)(4 * x->G), 4));
         for (int j = 2; j <= nbm; j++) {
             acc_cg_bm_name(b, sizeof b, j - 1);
             acc_cg_bm_name(c, sizeof c, j);
-            buf_printf(o, "red%s.L%d.f32 %s[0:%lld] -> %s[0]\n", x->opname,
-                       j, b, (long long)(4 * x->G), c);
+            buf_printf(o, "red%s.L%d.f32 %s[0:%lld] -> %s[%lld]\n",
+                       x->opname, j, b, (long long)(4 * x->G), c,
+                       (long long)(j == nbm ? rbase : 0));
             acc_cg_nop(o, acc_cg_wait(m, j, ACC_XK_RED, (double)(4 * x->G),
                                       (double)(4 * x->G)));
         }
         acc_cg_bm_name(b, sizeof b, nbm);
-        buf_printf(o, "dma.red%s.f32.t1 %s[0:%lld] -> d[%lld]\n", x->opname,
-                   b, (long long)(4 * x->G),
+        buf_printf(o, "dma.red%s.f32.t1 %s[%lld:%lld] -> d[%lld]\n",
+                   x->opname, b, (long long)rbase,
+                   (long long)(rbase + 4 * x->G),
                    (long long)(out + blk * 4 * x->G));
+        if (x->nsets == 1 && blk + 1 < x->NB)
+            chunk_dma(x, (blk + 1) * x->NQ);
     }
     buf_puts(o, "wait t1\n");
+    p->est_cycles = red_estimate(x, tsteps);
 }
 
 /* The operation of acc[0] = acc[0] op f, and f. */
@@ -335,14 +452,31 @@ int acc_cg_reduce(TlSession *s, const AccMachine *m, const AccCgCall *c,
     Wmax = acc_cg_max_load(m, acc_bm_levels(m) + 1);
     for (int pass = 0; pass < 2; pass++) {
         int nimg = p->nins + x.mask;
-        x.Tc = TT;
-        if (x.Tc * 4 > Wmax)
-            x.Tc = Wmax / 4;
-        if (x.Tc * 4 * nimg > m->lm_words)
-            x.Tc = m->lm_words / (4 * nimg);
-        if (x.Tc < 1)
-            return acc_cg_fail(g, "reductions with this many operands on "
-                                  "this machine");
+        int nbm = acc_bm_levels(m);
+        int64_t top = m->level[acc_bm_level(m, nbm)].bm_words - 4 * x.G;
+        int64_t span = acc_cg_scope_pes(m, nbm), one, two;
+        /* One chunk's operands in the top BMs (the old chunk size), or
+         * two sets beside the block's result, so that chunk cq + 1
+         * loads while chunk cq is computed.  Two sets unless they cut
+         * the chunks to less than half; a chunk that divides the
+         * reduction keeps a pad flag image out. */
+        one = TT * 4 > Wmax ? Wmax / 4 : TT;
+        if (one * 4 * nimg > m->lm_words)
+            one = m->lm_words / (4 * nimg);
+        /* Every operand's share of a chunk has its own place in the
+         * top BMs (their DMAs go out together). */
+        if (one * 4 * span * nimg > top + 4 * x.G)
+            one = (top + 4 * x.G) / (span * nimg) / 4;
+        two = one;
+        if (two * 4 * span * nimg * 2 > top)
+            two = top / (span * nimg * 2) / 4;
+        for (int64_t d = two; d > 0 && d * 2 >= two; d--)
+            if (TT % d == 0) {
+                two = d;
+                break;
+            }
+        x.nsets = two >= 1 && two * 2 >= one ? 2 : 1;
+        x.Tc = x.nsets == 2 ? two : one;
         x.NQ = (TT + x.Tc - 1) / x.Tc;
         x.mask = x.NQ * x.Tc * x.NM != x.R;
     }

@@ -98,15 +98,19 @@ int64_t pl_conv_words(AccPlan *p, PlTensor *t, int a, int b)
  * gather.L1, the tree, dma.gather), each piece waited for: pieces of
  * at most what every BM on the way holds, each its DMA (latency, the
  * words of the busiest channel), its tree transfers and W/4 dist.L1
- * (or gather.L1) steps. */
-/* TODO(issue 6): where this is still off the routes' programs: the
- * elementwise route loads one chunk a PE a group, waiting for each DMA
- * (test axpb 64 x 64: model 0.22x of the program); the reduction
- * route's `red*` up the tree; a matmul stage's loads, which the matmul
- * route runs under its mfma steps with its own shape (its model,
- * AccCgProgram.est_cycles, stands for the plan's); operands too large
- * for the PEs' memories have no candidate (test matmul 1024), where
- * the route streams them from DRAM. */
+ * (or gather.L1) steps.  run 1: a matrix stage's run (each piece after
+ * the first under the last one's dist.L1s); 2: a pipeline's input,
+ * which comes as such a run of pieces of half a load when it is
+ * larger than one. */
+/* The elementwise and reduction routes without a schedule lay their
+ * tensors out themselves and pipeline their DMAs under the groups or
+ * chunks before: their own models (AccCgProgram.est_cycles, as the
+ * matmul route's) stand for the plan's, whose layouts they do not
+ * follow.  TODO(issue 6): where this is still off the routes'
+ * programs: a matmul stage's loads, which the matmul route runs under
+ * its mfma steps with its own shape; operands too large for the PEs'
+ * memories have no candidate (test matmul 1024), where the route
+ * streams them from DRAM. */
 static double route_io(const AccMachine *m, int64_t W, int64_t pes,
                        int run)
 {
@@ -117,6 +121,12 @@ static double route_io(const AccMachine *m, int64_t W, int64_t pes,
     W = (W + 3) / 4 * 4;
     if (wmax < 4)
         wmax = 4;
+    /* An input larger than one load: the pipeline route loads it as a
+     * run of pieces of half a load (cg_pipe.c, put_loads). */
+    if (run == 2 && W > wmax && wmax / 2 / 4 * 4 >= 4)
+        wmax = wmax / 2 / 4 * 4;
+    else if (run == 2)
+        run = 0;
     for (int first = 1; W > 0; first = 0) {
         int64_t w = W < wmax ? W : wmax;
         double chan = (double)(pes * w) / m->dram_channels;
@@ -176,7 +186,8 @@ static void io_fill(AccPlan *p, PlTensor *t, int a)
      * M cycles for test softmax 512 x 512). */
     L = t->cand[a].L;
     t->io[a] = route_io(p->m, L->addr_span, layout_pes(L),
-                        t->role == PT_INPUT && read_as_run(p, t));
+                        t->role != PT_INPUT ? 0
+                        : read_as_run(p, t) ? 1 : 2);
     t->io_words[a] = layout_pes(L) * ((L->addr_span + 3) / 4 * 4);
 }
 

@@ -32,6 +32,12 @@ kernel conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S])
 kernel mm(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
     C[i, j] = sum(k) A[i, k] * B[k, j]
 }
+kernel axpb(X: f32[N, D], b: f32[D]) -> (Y: f32[N, D]) {
+    Y[n, d] = X[n, d] * 2.0 + b[d]
+}
+kernel rowsum(X: f32[N, D]) -> (Y: f32[N]) {
+    Y[n] = sum(d) X[n, d]
+}
 kernel laid(X: f32[N, D]) -> (Y: f32[N, D]) {
     m[n] = max(d) X[n, d]
     e[n, d] = exp(X[n, d] - m[n])
@@ -70,6 +76,15 @@ check test layernorm N=64 D=64
 check mn2 softmax N=512 D=512
 check mn2 layernorm N=512 D=512
 check test conv N=1 C=16 H=20 W=20 F=16 R=3 S=3
+# The elementwise and reduction routes' own models (their DMAs ahead
+# of the groups and chunks they compute).
+check test axpb N=64 D=64
+check mn2 axpb N=512 D=512
+check tiny rowsum N=64 D=64
+check test rowsum N=512 D=512
+check mn2 rowsum N=64 D=64
+grep -q "the reduction route's model of its shape" ex ||
+    fail "rowsum: not the route's model: $(cat ex)"
 check test laid N=64 D=128
 grep -q "for the route's own plan (its layouts and distributions)" ex ||
     fail "laid: not the route's plan: $(cat ex)"
