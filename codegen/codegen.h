@@ -482,6 +482,12 @@ LFunc *lir_unroll(TlSession *s, LFunc *f);
  * allocations) flat, each access one row-major index. */
 LFunc *lir_flatten(TlSession *s, LFunc *f);
 
+/* pass_fuse.c.  Fuses a serial loop that stores into a buffer with a
+ * later serial loop over the same range in its block that reads it,
+ * where no iteration then reads what a later one of the first stores
+ * (moving what stands between them before the first). */
+LFunc *lir_fuse_loops(TlSession *s, LFunc *f);
+
 /* pass_hoist.c.  Computes loop-invariant arithmetic (without loads)
  * once before its loop, in lets of fresh names. */
 LFunc *lir_hoist(TlSession *s, LFunc *f);

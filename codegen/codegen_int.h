@@ -53,6 +53,72 @@ TL_INTERNAL void lir_print_name(TlBuf *out, const char *name);
 TL_INTERNAL void lir_print_head(TlBuf *out, const LStmt *st);
 
 /* ====================================================================
+ * lir_access.c - memory accesses as affine index forms (for the loop
+ * passes)
+ * ==================================================================== */
+
+enum { LIR_LIN_TERMS = 32, LIR_ACC_MAX = 256, LIR_OUTER_MAX = 512 };
+
+/* One term of an index form: coef * z, z a variable with a range
+ * (lo..hi inclusive; key names it) or an invariant atom. */
+typedef struct LTerm {
+    const void *key;
+    const LExpr *atom;
+    int64_t coef, lo, hi;
+} LTerm;
+
+/* An index: the sum of the terms plus k. */
+typedef struct LLin {
+    LTerm t[LIR_LIN_TERMS];
+    int n;
+    int64_t k;
+} LLin;
+
+/* What the forms are about: the function, its lets defined once (read
+ * through), and the loop being fused (v over vlo..vhi). */
+typedef struct LAccCtx {
+    TlSession *s;
+    const LFunc *f;
+    const LStmt *outer[LIR_OUTER_MAX];
+    int nouter;
+    const LVar *v;
+    int64_t vlo, vhi;
+    int lane;                       /* numbers the lanes of ramps */
+    int lane_keys[LIR_ACC_MAX * 2];
+} LAccCtx;
+
+/* One load or store; ok when idx holds its index. */
+typedef struct LAcc {
+    const LVar *buf;
+    int write;
+    LLin idx;
+    int ok;
+} LAcc;
+
+/* The accesses of a statement; over when there were too many. */
+typedef struct LAccs {
+    LAcc a[LIR_ACC_MAX];
+    int n, over;
+} LAccs;
+
+/* Prepares c for f's statements. */
+TL_INTERNAL void lir_access_init(TlSession *s, LAccCtx *c, const LFunc *f);
+/* Makes loop the one whose variable the forms single out. */
+TL_INTERNAL void lir_access_loop(LAccCtx *c, const LStmt *loop);
+/* The accesses of st, in as. */
+TL_INTERNAL void lir_accesses(LAccCtx *c, LAccs *as, const LStmt *st);
+/* Whether buffers a and b may be one memory. */
+TL_INTERNAL int lir_access_same_mem(const LAccCtx *c, const LVar *a,
+                                    const LVar *b);
+/* Whether statements with accesses x and y may be swapped. */
+TL_INTERNAL int lir_access_commute(const LAccCtx *c, const LAccs *x,
+                                   const LAccs *y);
+/* Whether store index w at iteration i of c's loop and load index r at
+ * iteration j may be one element for some i > j (1 when unsure). */
+TL_INTERNAL int lir_access_may_meet(const LAccCtx *c, const LLin *w,
+                                    const LLin *r);
+
+/* ====================================================================
  * lir_guard.c - guards of loops as linear constraints (for the loop
  * passes)
  * ==================================================================== */

@@ -32,12 +32,9 @@ static LFunc *run_accum(TlSession *s, LFunc *f)
     return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
 }
 
-/* In pipeline order.  TODO(issue 4): a pass fusing a loop that
- * produces a buffer with the next loop over the same range that reduces
- * it (softmax's e and s rows: the sum's chain of 64 adds then hides
- * under fast_exp; by hand 1.625 -> 1.50 ms on 1 thread, bench/README.md
- * 2026-11-28 23:50): the statements between them (s's allocation and
- * zeroing) and the accumulator's block have to move first. */
+/* In pipeline order.  fuse comes last: it fuses loops in the form
+ * the C backend sees (constant bounds, the accumulators of
+ * pass_accum.c in their blocks, the lets of pass_hoist.c). */
 static const LPass passes[] = {
     {"flatten", lir_flatten, 1},
     {"simplify", run_simplify, 1},
@@ -52,6 +49,7 @@ static const LPass passes[] = {
     {"hoist", lir_hoist, 1},
     {"simplify", run_simplify, 1},
     {"hoist", lir_hoist, 1},
+    {"fuse", lir_fuse_loops, 1},
 };
 
 const LPass *lir_pass_find(const char *name)
