@@ -14,7 +14,8 @@
  * softmax is the fast_exp + rfactor kernel (like Halide's peer),
  * softmax_exact the bit-exact one (reported as sm_exact).
  * Usage: tdsl_bench [matmul|blur3|conv2d|softmax|softmax_exact ...]
- * (default: all).
+ * (default: all).  BENCH_MATMUL_SIZES (default "256 512 1024 2048"):
+ * matmul's sizes.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
@@ -153,6 +154,27 @@ static void run(const char *name, const char *report_as, const char *size,
                 name, size);
 }
 
+/* Whether matmul runs at size n: BENCH_MATMUL_SIZES (a list such as
+ * "1024 2048") picks sizes, so that a paired A/B run of the large ones
+ * does not pay for the interpreter's check of the small ones. */
+static int matmul_size_wanted(int n)
+{
+    const char *e = getenv("BENCH_MATMUL_SIZES");
+    char *end;
+
+    if (!e || !*e)
+        return 1;
+    while (*e) {
+        long v = strtol(e, &end, 10);
+        if (end == e)
+            return 0;
+        if (v == n)
+            return 1;
+        e = end;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     TlSession *s = tl_session_new();
@@ -169,6 +191,8 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < 4; i++) {
         int64_t sh[2] = {sizes[i], sizes[i]};
+        if (!matmul_size_wanted(sizes[i]))
+            continue;
         TlTensor *in[2] = {filled(2, sh, 1), filled(2, sh, 2)};
         double n = sizes[i];
         snprintf(size, sizeof size, "%d", sizes[i]);

@@ -596,11 +596,12 @@ static void default_schedule(Ap *a)
  * update, or computes the stage from the reduction after it (lower_
  * stage.c): stores of values that need no other element, so ordered
  * as the buffer is stored (the innermost loop over stride 1) and that
- * loop vectorized like the default schedule's.  Not in parallel: it
- * is memory-bound, and a second (serial) copy of the nest would add
- * to the C that cc compiles for every reduction.  Before this the
- * identity was stored element by element (strided after a
- * reorder_storage). */
+ * loop vectorized like the default schedule's.  Not in parallel here:
+ * it is memory-bound, and a second (serial) copy of the nest would
+ * add to the C that cc compiles for every reduction; lower_stage.c
+ * makes it parallel where the update has a parallel loop of its own
+ * (no serial copy then).  Before this the identity was stored element
+ * by element (strided after a reorder_storage). */
 void cg_sched_fill(TlSession *s, TlFunc *f, const int *sorder, CgNest *n)
 {
     CgLoop old[TL_MAX_RANK];

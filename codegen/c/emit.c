@@ -76,6 +76,18 @@ static const char helpers[] =
     "#else\n"
     "#define TL_LINE\n"
     "#endif\n"
+    "/* A parallel loop hands out its iterations in chunks to whichever\n"
+    " * thread is free (as Halide's pool does), 8 chunks a thread: a\n"
+    " * worker that starts late or runs slower leaves its chunks to the\n"
+    " * others instead of holding the loop's end for a fixed half. */\n"
+    "#ifdef _OPENMP\n"
+    "#include <omp.h>\n"
+    "TL_HELPER int tl_par_chunk(int64_t n)\n"
+    "{\n"
+    "    int64_t c = n / (8 * (int64_t)omp_get_max_threads());\n"
+    "    return c < 1 ? 1 : c > 65536 ? 65536 : (int)c;\n"
+    "}\n"
+    "#endif\n"
     "\n"
     "TL_HELPER int64_t tl_div(int64_t a, int64_t b)\n"
     "{\n"
@@ -686,14 +698,22 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             buf_printf(b, "/* stage %.*s */\n", (int)n, vn);
         }
         if (st->loop == LP_PARALLEL) {
-            /* TODO(issue 4): on a loaded machine the region's end waits
-             * for a worker the OS has not run yet (softmax on 2 threads
-             * at load 7-8: medians of 22-26 ms against Halide's 2.2,
-             * mins 0.9-2.4 against 1.4-1.8; schedule(dynamic) or
-             * guided changed nothing): Halide's pool lets the calling
-             * thread take every task no worker started.  That needs a
-             * pool of our own in place of OpenMP's. */
-            buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n");
+            /* Chunks handed out as threads come free (tl_par_chunk):
+             * OpenMP's default, a fixed half a thread, waited at the
+             * loop's end for a worker that woke up late or shared its
+             * core.  TODO(issue 4): the region's end still waits for a
+             * worker the OS has not run at all (softmax on 2 threads
+             * at load 7-8: medians of 22-26 ms against Halide's 2.2):
+             * Halide's pool lets the calling thread take every task no
+             * worker started, which needs a pool of our own in place
+             * of OpenMP's.  `parallel(v, n)`'s n is not passed here
+             * yet either (sched_apply.c). */
+            buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for "
+                        "schedule(dynamic, tl_par_chunk((int64_t)(");
+            expr(b, st->b);
+            buf_puts(b, ") - (int64_t)(");
+            expr(b, st->a);
+            buf_puts(b, ")))\n#endif\n");
         } else if (st->loop == LP_VECTORIZED &&
                    (st->a->kind != LE_INT || st->b->kind != LE_INT)) {
             /* A computed trip count: the lanes left past the last whole

@@ -1,0 +1,47 @@
+# cpu_par_chunks.sh - how the cpu backend's parallel loops share their
+# iterations (codegen/c/emit.c, lower_stage.c fill_parallel): every
+# `omp parallel for` hands out chunks as threads come free
+# (schedule(dynamic, tl_par_chunk(n)): 8 chunks a thread), and a
+# reduction whose update runs in parallel also sets its stage to the
+# identity in parallel (the bench's matmul: Bp, C's identity, C's
+# update per k block; before, the identity was a serial pass between
+# them).  A stage whose update is serial keeps a serial
+# initialization.  The bench tiles give the interpreter's bits on 1, 2
+# and 3 threads (3: chunks that do not divide the loops), and the C
+# builds warning-free with gcc and, where it is installed, clang.
+. "$(dirname "$0")/lib.sh"
+src=$OLDPWD
+command -v cc >/dev/null 2>&1 || exit 77
+
+"$TDSL" compile "$src/tests/cpu/cpu_bench_tiles.tdsl" --kernel matmul \
+    --target cpu -o m.c 2>err || fail "compile: $(cat err)"
+all=$(grep -c '#pragma omp parallel for' m.c)
+dyn=$(grep -c '#pragma omp parallel for schedule(dynamic, tl_par_chunk(' m.c)
+[ "$all" -gt 0 ] && [ "$all" = "$dyn" ] ||
+    fail "$dyn of $all parallel loops hand out chunks"
+# The first nest of stage C is its identity: a parallel loop over i.
+awk '/\/\* stage C \*\// { c++ } c == 1 && /omp parallel for/ { p = 1 }
+     c == 1 && /C__i__l0 = 0/ { exit !p }' m.c ||
+    fail "C's identity is not set in parallel"
+# A reduction with no parallel loop keeps a serial identity.
+cat >s.tdsl <<'EOT'
+kernel rs(X: f32[M, K]) -> (S: f32[M]) {
+    S[i] = sum(k) X[i, k]
+}
+schedule rs for cpu {
+    S.split(k, ko, ki, 4).reorder(ko, i, ki)
+}
+EOT
+"$TDSL" compile s.tdsl --kernel rs --target cpu -o s.c 2>err ||
+    fail "compile rs: $(cat err)"
+grep -q 'omp parallel for' s.c && fail "a serial reduction got a parallel loop"
+for c in cc clang; do
+    command -v $c >/dev/null 2>&1 || continue
+    $c -std=c11 -O2 -march=native -fopenmp -Wall -Wextra -Werror -shared \
+        -fPIC m.c -o m.so -lm 2>err || fail "$c: $(cat err)"
+done
+for t in 1 2 3; do
+    OMP_NUM_THREADS=$t "$TDSL" --no-cache "$src/tests/cpu/cpu_bench_tiles.tdsl" \
+        >out 2>err || fail "$t threads: $(cat out err)"
+done
+exit 0
