@@ -19,6 +19,8 @@ typedef struct Bind {
     const char *name;
     char *spec;             /* FILE[:KEY] or VALUE; owned */
     int elem;               /* -1: not a sequence's element */
+    int opt;                /* an element's: the elem_type of its
+                               optional (0, 1, 3), or -1 (a sequence) */
     TlTensor *value;        /* owned reference, or NULL */
 } Bind;
 
@@ -26,10 +28,15 @@ typedef struct Bind {
  * input #0: 'xs' = xs_0, xs_1"): each --in or --out that names one (by
  * its ONNX name, or by place among the bare ones, f[n] being the
  * kernel's parameters or outputs) becomes one named bind per element;
- * an input's SequenceProto file is read here.  kind: "input" or
- * "output".  EXIT_OK or a message. */
+ * an input's SequenceProto file is read here.  Optionals the same
+ * ("# onnx-optional-input #0: 'x' = tensor x", an OptionalProto file);
+ * the files of output optionals without an element are added to
+ * none[nnone], written after the run (cli_opt_write_none).  kind:
+ * "input" or "output".  EXIT_OK or a message. */
 int cli_seq_expand(const TlProgram *prog, TlFunc **f, int n, Bind **b,
-                   int *nb, const char *kind);
+                   int *nb, const char *kind, char ***none, int *nnone);
+/* Writes an OptionalProto without an element to each of files[n]. */
+int cli_opt_write_none(char **files, int n);
 /* Writes the outputs res[n] bound to the sequence file of slot[i],
  * when i is the first of them; EXIT_OK or a message. */
 int cli_seq_write(TlFunc **f, int n, TlTensor **res, Bind **slot, int i);

@@ -5,8 +5,9 @@
  * a .npy, .pb or one-tensor .safetensors file), the tolerance check the
  * conformance runner uses (rtol 1e-3, atol 1e-5 for floats, rtol 2^-7
  * for bf16, exact otherwise; with --sequence two SequenceProto files,
- * element by element), and `tdsl import --dot MODEL.onnx [-o
- * OUT.dot]`, the graph in Graphviz form (stdout without -o).
+ * element by element, with --optional two OptionalProto files), and
+ * `tdsl import --dot MODEL.onnx [-o OUT.dot]`, the graph in Graphviz
+ * form (stdout without -o).
  */
 #include "cli/cli.h"
 #include "interp/interp.h"
@@ -119,19 +120,30 @@ static int compare(const char *got_path, const char *want_path)
                            got_path, want_path);
 }
 
-/* --compare --sequence: two SequenceProto files, element by element
- * with the same tolerances. */
-static int compare_seq(const char *got_path, const char *want_path)
+/* --compare --sequence (opt 0): two SequenceProto files, element by
+ * element with the same tolerances; --compare --optional (opt 1): two
+ * OptionalProto files, which must both hold nothing, a tensor or a
+ * sequence. */
+static int compare_seq(const char *got_path, const char *want_path, int opt)
 {
     char err[400];
-    int ng = 0, nw = 0, rc = EXIT_OK;
-    TlTensor **got = tl_onnx_sequence_read(got_path, &ng, err, sizeof err);
-    TlTensor **want = got ? tl_onnx_sequence_read(want_path, &nw, err,
-                                                  sizeof err)
-                          : NULL;
+    int ng = 0, nw = 0, kg = -1, kw = -1, rc = EXIT_OK;
+    TlTensor **got = opt ? tl_onnx_optional_read(got_path, &kg, &ng, err,
+                                                 sizeof err)
+                         : tl_onnx_sequence_read(got_path, &ng, err,
+                                                 sizeof err);
+    TlTensor **want = !got ? NULL
+                      : opt ? tl_onnx_optional_read(want_path, &kw, &nw, err,
+                                                    sizeof err)
+                            : tl_onnx_sequence_read(want_path, &nw, err,
+                                                    sizeof err);
 
     if (!got || !want) {
         fprintf(stderr, "tdsl: %s\n", err);
+        rc = EXIT_DIAG;
+    } else if (kg != kw) {
+        fprintf(stderr, "tdsl: '%s' holds an optional of elem_type %d, "
+                "'%s' one of %d\n", got_path, kg, want_path, kw);
         rc = EXIT_DIAG;
     } else if (ng != nw) {
         fprintf(stderr, "tdsl: '%s' holds %d tensors, '%s' %d\n",
@@ -170,9 +182,9 @@ int cmd_import(int argc, char **argv)
         return compare(argv[2], argv[3]);
     }
     if (argc == 5 && !strcmp(argv[1], "--compare") &&
-        !strcmp(argv[2], "--sequence")) {
+        (!strcmp(argv[2], "--sequence") || !strcmp(argv[2], "--optional"))) {
         free(binds);
-        return compare_seq(argv[3], argv[4]);
+        return compare_seq(argv[3], argv[4], argv[2][2] == 'o');
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

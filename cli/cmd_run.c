@@ -139,6 +139,7 @@ static void add_bind(Bind **v, int *n, const char *arg)
     *v = tl_xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
     b = &(*v)[(*n)++];
     b->elem = -1;
+    b->opt = -1;
     b->value = NULL;
     if (eq && is_ident(arg, (size_t)(eq - arg))) {
         char *name = tl_xstrdup(arg);
@@ -554,8 +555,10 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
     int status = EXIT_OK;
     TlKernelInfo *k = cli_find_kernel(prog, "run", o->file, o->kernel,
                                       &status);
-    Bind **in_slot, **out_slot;
+    Bind **in_slot = NULL, **out_slot = NULL;
     TlTensor **in = NULL, **res = NULL;
+    char **none = NULL;
+    int nnone = 0;
     TlScalarArg *sc = NULL;
     TlInterp *ip = NULL;
     TlLoc nowhere = {-1, 0, 0, 0, 0};
@@ -567,10 +570,12 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
     map_onnx_names(prog, o->in, o->nin, "input");
     map_onnx_names(prog, o->out, o->nout, "output");
     if ((status = cli_seq_expand(prog, k->inputs, k->ninputs, &o->in,
-                                 &o->nin, "input")) != EXIT_OK ||
+                                 &o->nin, "input", &none, &nnone)) !=
+            EXIT_OK ||
         (status = cli_seq_expand(prog, k->outputs, k->noutputs, &o->out,
-                                 &o->nout, "output")) != EXIT_OK)
-        return status;
+                                 &o->nout, "output", &none, &nnone)) !=
+            EXIT_OK)
+        goto done;
     in_slot = tl_xcalloc((size_t)k->ninputs + 1, sizeof *in_slot);
     out_slot = tl_xcalloc((size_t)k->noutputs + 1, sizeof *out_slot);
     if ((status = place(s, k, k->inputs, k->ninputs, o->in, o->nin, in_slot,
@@ -635,7 +640,12 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
         goto done;
     }
     status = write_outputs(k, res, out_slot);
+    if (status == EXIT_OK)
+        status = cli_opt_write_none(none, nnone);
 done:
+    for (int j = 0; j < nnone; j++)
+        free(none[j]);
+    free(none);
     for (int j = 0; in && j < k->ninputs; j++)
         tl_tensor_unref(in[j]);
     for (int j = 0; res && j < k->noutputs; j++)

@@ -7,7 +7,12 @@
  * A --in or --out for the sequence, by its ONNX name or in its place
  * among the bare ones, names one SequenceProto .pb file (ONNX's test
  * data); it is split here into one bind per element, and the outputs
- * of a sequence are written back as one such file.
+ * of a sequence are written back as one such file.  An optional is
+ * the same with an OptionalProto file and a line that says what the
+ * model was imported with (tensor, sequence or none):
+ *     # onnx-optional-input #0: 'x' = tensor x
+ * an input's file must hold the same; an output without an element is
+ * written after the run, from the line alone.
  */
 #include "cli/cli.h"
 #include "interp/interp.h"
@@ -22,6 +27,8 @@ typedef struct Seq {
     char **ids;             /* the elements' tdsl names */
     int n;
     int taken;              /* a bind names it */
+    int opt;                /* an optional's elem_type: 0 none, 1 a
+                               tensor, 3 a sequence; -1 a sequence */
 } Seq;
 
 static void free_seqs(Seq *q, int n)
@@ -35,12 +42,18 @@ static void free_seqs(Seq *q, int n)
     free(q);
 }
 
-/* The sequence lines of `kind` in prog's comments. */
+/* The sequence and optional lines of `kind` in prog's comments. */
 static Seq *parse_seqs(const TlProgram *prog, const char *kind, int *nq)
 {
-    char head[40];
+    char head[40], ohead[40];
     size_t hn = (size_t)snprintf(head, sizeof head, "# onnx-sequence-%s #",
                                  kind);
+    size_t on = (size_t)snprintf(ohead, sizeof ohead,
+                                 "# onnx-optional-%s #", kind);
+    static const struct {
+        const char *word;
+        int opt;
+    } whats[] = {{" none", 0}, {" tensor", 1}, {" sequence", 3}};
     Seq *q = NULL;
 
     *nq = 0;
@@ -48,12 +61,30 @@ static Seq *parse_seqs(const TlProgram *prog, const char *kind, int *nq)
         const char *t = prog->comments.v[c].text, *p, *e;
         char *end;
         long pos;
+        int opt = -1;
+        size_t skip = hn;
         Seq *s;
-        if (strncmp(t, head, hn))
+        if (!strncmp(t, ohead, on)) {
+            opt = -2;       /* what it holds follows */
+            skip = on;
+        } else if (strncmp(t, head, hn)) {
             continue;
-        pos = strtol(t + hn, &end, 10);
-        if (end == t + hn || strncmp(end, ": '", 3) ||
+        }
+        pos = strtol(t + skip, &end, 10);
+        if (end == t + skip || strncmp(end, ": '", 3) ||
             !(e = strstr(end + 3, "' =")))
+            continue;
+        p = e + 3;
+        for (size_t w = 0; opt == -2 && w < sizeof whats / sizeof *whats;
+             w++) {
+            size_t wn = strlen(whats[w].word);
+            if (!strncmp(p, whats[w].word, wn) &&
+                (p[wn] == ' ' || !p[wn])) {
+                opt = whats[w].opt;
+                p += wn;
+            }
+        }
+        if (opt == -2)
             continue;
         q = realloc(q, (size_t)(*nq + 1) * sizeof *q);
         if (!q)
@@ -61,9 +92,10 @@ static Seq *parse_seqs(const TlProgram *prog, const char *kind, int *nq)
         s = &q[(*nq)++];
         memset(s, 0, sizeof *s);
         s->pos = (int)pos;
+        s->opt = opt;
         s->onnx = tl_xstrdup(end + 3);
         s->onnx[e - (end + 3)] = '\0';
-        for (p = e + 3; *p;) {
+        while (*p) {
             size_t len;
             while (*p == ' ' || *p == ',')
                 p++;
@@ -99,35 +131,57 @@ static Seq *named_seq(Seq *q, int nq, const Bind *b, const char **file)
     return NULL;
 }
 
-/* Appends the binds of sequence s's elements, of file `file`. */
+/* What an optional of elem_type opt holds, in messages. */
+static const char *holds(int opt)
+{
+    return opt == 0 ? "no element" : opt == 1 ? "a tensor" : "a sequence";
+}
+
+/* Appends the binds of sequence (or optional) s's elements, of file
+ * `file`; an output optional without an element goes to none[]. */
 static int add_elems(Bind **v, int *n, Seq *s, const char *file,
-                     const char *kind)
+                     const char *kind, char ***none, int *nnone)
 {
     TlTensor **ts = NULL;
     char err[400];
-    int count = 0;
+    int count = 0, got = s->opt;
 
     if (s->taken)
         return cli_usage("run: %s '%s' is given twice", kind, s->onnx);
     s->taken = 1;
     if (strlen(file) < 3 || strcmp(file + strlen(file) - 3, ".pb"))
-        return cli_usage("run: %s '%s' is a sequence: its file must be an "
-                         "ONNX SequenceProto (.pb), not '%s'", kind,
-                         s->onnx, file);
+        return cli_usage("run: %s '%s' is %s: its file must be an ONNX "
+                         "%s (.pb), not '%s'", kind, s->onnx,
+                         s->opt < 0 ? "a sequence" : "optional",
+                         s->opt < 0 ? "SequenceProto" : "OptionalProto",
+                         file);
     if (!strcmp(kind, "input")) {
-        if (!(ts = tl_onnx_sequence_read(file, &count, err, sizeof err))) {
+        ts = s->opt < 0 ? tl_onnx_sequence_read(file, &count, err,
+                                                sizeof err)
+                        : tl_onnx_optional_read(file, &got, &count, err,
+                                                sizeof err);
+        if (!ts) {
             fprintf(stderr, "tdsl: input '%s': %s\n", s->onnx, err);
             return EXIT_DIAG;
         }
-        if (count != s->n) {
-            fprintf(stderr, "tdsl: input '%s': '%s' holds %d tensor%s but "
-                    "the sequence has %d\n", s->onnx, file, count,
-                    count == 1 ? "" : "s", s->n);
+        if (got != s->opt || count != s->n) {
+            if (got != s->opt)
+                fprintf(stderr, "tdsl: input '%s': '%s' holds %s but the "
+                        "model was imported with %s (import it again with "
+                        "--bind)\n", s->onnx, file, holds(got),
+                        holds(s->opt));
+            else
+                fprintf(stderr, "tdsl: input '%s': '%s' holds %d tensor%s "
+                        "but the sequence has %d\n", s->onnx, file, count,
+                        count == 1 ? "" : "s", s->n);
             for (int i = 0; i < count; i++)
                 tl_tensor_unref(ts[i]);
             free(ts);
             return EXIT_DIAG;
         }
+    } else if (s->opt == 0) {
+        *none = tl_xrealloc(*none, (size_t)(*nnone + 1) * sizeof **none);
+        (*none)[(*nnone)++] = tl_xstrdup(file);
     }
     *v = tl_xrealloc(*v, (size_t)(*n + s->n + 1) * sizeof **v);
     for (int i = 0; i < s->n; i++) {
@@ -135,6 +189,7 @@ static int add_elems(Bind **v, int *n, Seq *s, const char *file,
         b->name = tl_xstrdup(s->ids[i]);
         b->spec = tl_xstrdup(file);
         b->elem = i;
+        b->opt = s->opt;
         b->value = ts ? ts[i] : NULL;
     }
     free(ts);
@@ -149,7 +204,7 @@ static void drop_bind(Bind *b)
 }
 
 int cli_seq_expand(const TlProgram *prog, TlFunc **f, int n, Bind **b,
-                   int *nb, const char *kind)
+                   int *nb, const char *kind, char ***none, int *nnone)
 {
     int nq, nv = 0, ng = 0, status = EXIT_OK, next = 0;
     Seq *q = parse_seqs(prog, kind, &nq), **groups;
@@ -183,7 +238,7 @@ int cli_seq_expand(const TlProgram *prog, TlFunc **f, int n, Bind **b,
         const char *file;
         Seq *s = named_seq(q, nq, &(*b)[i], &file);
         if (s) {
-            status = add_elems(&v, &nv, s, file, kind);
+            status = add_elems(&v, &nv, s, file, kind, none, nnone);
             drop_bind(&(*b)[i]);
             (*b)[i].name = NULL;
             (*b)[i].spec = NULL;
@@ -210,7 +265,8 @@ int cli_seq_expand(const TlProgram *prog, TlFunc **f, int n, Bind **b,
                              (groups[next] && groups[next]->taken)))
             next++;
         if (next < ng && groups[next]) {
-            status = add_elems(&v, &nv, groups[next], x->spec, kind);
+            status = add_elems(&v, &nv, groups[next], x->spec, kind, none,
+                               nnone);
             drop_bind(x);
             x->name = NULL;
             x->spec = NULL;
@@ -259,7 +315,7 @@ int cli_seq_write(TlFunc **f, int n, TlTensor **res, Bind **slot, int i)
         ts[slot[j]->elem] = res[j];
         count++;
     }
-    if (tl_onnx_sequence_write(slot[i]->spec, ts, count, err,
+    if (tl_onnx_optional_write(slot[i]->spec, slot[i]->opt, ts, count, err,
                                sizeof err) < 0) {
         fprintf(stderr, "tdsl: output '%s': %s\n", f[i]->name, err);
         free(ts);
@@ -267,4 +323,18 @@ int cli_seq_write(TlFunc **f, int n, TlTensor **res, Bind **slot, int i)
     }
     free(ts);
     return EXIT_OK;
+}
+
+int cli_opt_write_none(char **files, int n)
+{
+    int status = EXIT_OK;
+    char err[400];
+
+    for (int i = 0; i < n; i++)
+        if (tl_onnx_optional_write(files[i], 0, NULL, 0, err,
+                                   sizeof err) < 0) {
+            fprintf(stderr, "tdsl: %s\n", err);
+            status = EXIT_DIAG;
+        }
+    return status;
 }

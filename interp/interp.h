@@ -150,6 +150,20 @@ TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
  * after a message. */
 int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,
                            char *err, size_t errlen);
+/* Reads a serialized onnx.OptionalProto (ONNX's optional test data):
+ * *kind is its elem_type, 0 (no element: *n is 0), 1 (a tensor: *n is
+ * 1) or 3 (a sequence of *n tensors); the tensors in an array the
+ * caller frees (and unrefs each); NULL after a message.  Another
+ * elem_type (a map, a sparse tensor, an optional) is refused. */
+TlTensor **tl_onnx_optional_read(const char *path, int *kind, int *n,
+                                 char *err, size_t errlen);
+TlTensor **tl_onnx_optional_read_mem(const void *data, size_t len,
+                                     const char *name, int *kind, int *n,
+                                     char *err, size_t errlen);
+/* Writes an OptionalProto of elem_type kind (0, 1 or 3) holding ts[n]
+ * (n is 0 for 0, 1 for 1); 0, or -1 after a message. */
+int tl_onnx_optional_write(const char *path, int kind, TlTensor *const *ts,
+                           int n, char *err, size_t errlen);
 
 /* ====================================================================
  * The interpreter (interp/eval*.c): the meaning of every kernel

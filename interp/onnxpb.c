@@ -8,9 +8,10 @@
  * the bits of f16 and bf16).  Counts, sizes and value ranges are checked
  * before anything is copied.  External data, segments, strings, complex
  * numbers and unsigned types above 8 bits are refused with a message.
- * Also SequenceProto files (ONNX's sequence test data, tensors only),
- * read and written (interp/onnx_seq.proto says where that schema
- * comes from).
+ * Also SequenceProto files (ONNX's sequence test data, tensors only)
+ * and OptionalProto files (of a tensor, a sequence or nothing), read
+ * and written (interp/onnx_seq.proto says where that schema comes
+ * from).
  */
 #include "interp/interp_int.h"
 
@@ -28,6 +29,10 @@
  * (each becomes a kernel parameter). */
 #define TDSL_SEQ_TENSOR 1
 #define TDSL_SEQ_MAX 4096
+/* OptionalProto's elem_type for no element, a tensor and a sequence. */
+#define TDSL_OPT_NONE 0
+#define TDSL_OPT_TENSOR 1
+#define TDSL_OPT_SEQUENCE 3
 
 /* ONNX's data types and the dtypes they are in tdsl. */
 static const struct {
@@ -367,19 +372,13 @@ TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
     return ts;
 }
 
-TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
-                                     const char *path, int *n, char *err,
-                                     size_t errlen)
+/* The tensors of sequence p (*n of them); NULL after a message. */
+static TlTensor **seq_convert(const TdslOnnx__SequenceProto *p,
+                              const char *path, int *n, char *err,
+                              size_t errlen)
 {
-    TdslOnnx__SequenceProto *p;
-    TlTensor **ts = NULL;
+    TlTensor **ts;
 
-    p = tdsl_onnx__sequence_proto__unpack(NULL, len, data);
-    if (!p) {
-        itp_error(err, errlen, path, "not an ONNX SequenceProto (the "
-                  "protobuf does not decode)");
-        return NULL;
-    }
     /* A sequence of maps, sequences or sparse tensors keeps its values
      * in fields this schema leaves out: its elem_type says so. */
     if (!p->has_elem_type ||
@@ -392,13 +391,11 @@ TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
             itp_error(err, errlen, path, "a sequence of elem_type %d: "
                       "only sequences of tensors (1) are supported",
                       (int)p->elem_type);
-        tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
         return NULL;
     }
     if (p->n_tensor_values > TDSL_SEQ_MAX) {
         itp_error(err, errlen, path, "%zu elements are too many (the "
                   "limit is %d)", p->n_tensor_values, TDSL_SEQ_MAX);
-        tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
         return NULL;
     }
     ts = tl_xcalloc(p->n_tensor_values + 1, sizeof *ts);
@@ -409,74 +406,213 @@ TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
             for (size_t j = 0; j < i; j++)
                 tl_tensor_unref(ts[j]);
             free(ts);
-            tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
             return NULL;
         }
     }
     *n = (int)p->n_tensor_values;
+    return ts;
+}
+
+TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
+                                     const char *path, int *n, char *err,
+                                     size_t errlen)
+{
+    TdslOnnx__SequenceProto *p;
+    TlTensor **ts;
+
+    p = tdsl_onnx__sequence_proto__unpack(NULL, len, data);
+    if (!p) {
+        itp_error(err, errlen, path, "not an ONNX SequenceProto (the "
+                  "protobuf does not decode)");
+        return NULL;
+    }
+    ts = seq_convert(p, path, n, err, errlen);
     tdsl_onnx__sequence_proto__free_unpacked(p, NULL);
     return ts;
+}
+
+TlTensor **tl_onnx_optional_read(const char *path, int *kind, int *n,
+                                 char *err, size_t errlen)
+{
+    TlTensor **ts;
+    size_t len;
+    void *buf = read_whole(path, "the optional", &len, err, errlen);
+
+    if (!buf)
+        return NULL;
+    ts = tl_onnx_optional_read_mem(buf, len, path, kind, n, err, errlen);
+    free(buf);
+    return ts;
+}
+
+TlTensor **tl_onnx_optional_read_mem(const void *data, size_t len,
+                                     const char *path, int *kind, int *n,
+                                     char *err, size_t errlen)
+{
+    TdslOnnx__OptionalProto *p;
+    TlTensor **ts = NULL;
+
+    p = tdsl_onnx__optional_proto__unpack(NULL, len, data);
+    if (!p) {
+        itp_error(err, errlen, path, "not an ONNX OptionalProto (the "
+                  "protobuf does not decode)");
+        return NULL;
+    }
+    /* elem_type says which field holds the element; a map, a sparse
+     * tensor or an optional keeps it in a field left out here. */
+    if (!p->has_elem_type) {
+        itp_error(err, errlen, path, "not an ONNX OptionalProto: it has "
+                  "no elem_type");
+    } else if (p->elem_type == TDSL_OPT_NONE) {
+        if (p->tensor_value || p->sequence_value)
+            itp_error(err, errlen, path, "an optional without an element "
+                      "(elem_type 0) holds one");
+        else
+            ts = tl_xcalloc(1, sizeof *ts);
+        *n = 0;
+    } else if (p->elem_type == TDSL_OPT_TENSOR) {
+        if (!p->tensor_value || p->sequence_value) {
+            itp_error(err, errlen, path, "an optional tensor (elem_type "
+                      "1) must hold a tensor_value and nothing else");
+        } else {
+            ts = tl_xcalloc(2, sizeof *ts);
+            if (!(ts[0] = convert(p->tensor_value, path, err, errlen))) {
+                free(ts);
+                ts = NULL;
+            }
+            *n = 1;
+        }
+    } else if (p->elem_type == TDSL_OPT_SEQUENCE) {
+        if (!p->sequence_value || p->tensor_value)
+            itp_error(err, errlen, path, "an optional sequence (elem_type "
+                      "3) must hold a sequence_value and nothing else");
+        else
+            ts = seq_convert(p->sequence_value, path, n, err, errlen);
+    } else {
+        itp_error(err, errlen, path, "an optional of elem_type %d: only "
+                  "tensors (1), sequences (3) or none (0) are supported",
+                  (int)p->elem_type);
+    }
+    if (ts)
+        *kind = p->elem_type;
+    tdsl_onnx__optional_proto__free_unpacked(p, NULL);
+    return ts;
+}
+
+/* tp describes t (its packed copy kept in *packed for the bytes); 0,
+ * or -1 after a message naming what (an element). */
+static int fill_tensor(Onnx__TensorProto *tp, TlTensor *t, TlTensor **packed,
+                       const char *path, const char *what, char *err,
+                       size_t errlen)
+{
+    size_t k;
+
+    onnx__tensor_proto__init(tp);
+    for (k = 0; k < sizeof types / sizeof *types; k++)
+        if (types[k].dt == t->dtype)
+            break;
+    if (k == sizeof types / sizeof *types) {
+        itp_error(err, errlen, path, "%s: ONNX has no data type for %s",
+                  what, dt_name(t->dtype));
+        return -1;
+    }
+    *packed = tl_tensor_contiguous(t);
+    tp->has_data_type = 1;
+    tp->data_type = types[k].onnx;
+    tp->n_dims = (size_t)t->rank;
+    tp->dims = (*packed)->shape;
+    tp->has_raw_data = 1;
+    /* Little-endian, as raw_data is, on the hosts tdsl runs on. */
+    tp->raw_data.len = (size_t)tl_tensor_numel(*packed) *
+                       (size_t)dt_size((*packed)->dtype);
+    tp->raw_data.data = (*packed)->data;
+    return 0;
+}
+
+/* Writes len bytes to path; 0, or -1 after a message. */
+static int write_file(const char *path, const uint8_t *out, size_t len,
+                      char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "wb");
+
+    if (!f || fwrite(out, 1, len, f) != len) {
+        itp_error(err, errlen, path, "cannot be written: %s",
+                  strerror(errno));
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    if (fclose(f) != 0) {
+        itp_error(err, errlen, path, "cannot be written: %s",
+                  strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Sequence p of ts[n], its TensorProtos in tp[n] and pointers in
+ * tpp[n], the packed tensors in packed[n]; 0, or -1 after a message. */
+static int fill_seq(TdslOnnx__SequenceProto *p, Onnx__TensorProto *tp,
+                    Onnx__TensorProto **tpp, TlTensor **packed,
+                    TlTensor *const *ts, int n, const char *path, char *err,
+                    size_t errlen)
+{
+    p->has_elem_type = 1;
+    p->elem_type = TDSL_SEQ_TENSOR;
+    p->n_tensor_values = (size_t)n;
+    p->tensor_values = tpp;
+    for (int i = 0; i < n; i++) {
+        char what[40];
+        snprintf(what, sizeof what, "element %d", i);
+        tpp[i] = &tp[i];
+        if (fill_tensor(&tp[i], ts[i], &packed[i], path, what, err,
+                        errlen) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,
                            char *err, size_t errlen)
 {
-    TdslOnnx__SequenceProto p = TDSL_ONNX__SEQUENCE_PROTO__INIT;
+    return tl_onnx_optional_write(path, -1, ts, n, err, errlen);
+}
+
+int tl_onnx_optional_write(const char *path, int kind, TlTensor *const *ts,
+                           int n, char *err, size_t errlen)
+{
+    TdslOnnx__SequenceProto sp = TDSL_ONNX__SEQUENCE_PROTO__INIT;
+    TdslOnnx__OptionalProto op = TDSL_ONNX__OPTIONAL_PROTO__INIT;
     Onnx__TensorProto *tp = tl_xcalloc((size_t)n + 1, sizeof *tp);
     Onnx__TensorProto **tpp = tl_xcalloc((size_t)n + 1, sizeof *tpp);
     TlTensor **packed = tl_xcalloc((size_t)n + 1, sizeof *packed);
     uint8_t *out = NULL;
     size_t len;
-    FILE *f;
     int rc = -1;
 
-    p.has_elem_type = 1;
-    p.elem_type = TDSL_SEQ_TENSOR;
-    p.n_tensor_values = (size_t)n;
-    p.tensor_values = tpp;
-    for (int i = 0; i < n; i++) {
-        size_t k;
-        onnx__tensor_proto__init(&tp[i]);
-        tpp[i] = &tp[i];
-        for (k = 0; k < sizeof types / sizeof *types; k++)
-            if (types[k].dt == ts[i]->dtype)
-                break;
-        if (k == sizeof types / sizeof *types) {
-            itp_error(err, errlen, path, "element %d: ONNX has no data "
-                      "type for %s", i, dt_name(ts[i]->dtype));
+    /* kind -1: the sequence alone, as a SequenceProto file. */
+    op.has_elem_type = 1;
+    op.elem_type = kind < 0 ? TDSL_OPT_SEQUENCE : kind;
+    if (op.elem_type == TDSL_OPT_TENSOR) {
+        if (fill_tensor(&tp[0], ts[0], &packed[0], path, "the element",
+                        err, errlen) < 0)
             goto done;
-        }
-        packed[i] = tl_tensor_contiguous(ts[i]);
-        tp[i].has_data_type = 1;
-        tp[i].data_type = types[k].onnx;
-        tp[i].n_dims = (size_t)ts[i]->rank;
-        tp[i].dims = packed[i]->shape;
-        tp[i].has_raw_data = 1;
-        /* Little-endian, as raw_data is, on the hosts tdsl runs on. */
-        tp[i].raw_data.len = (size_t)tl_tensor_numel(packed[i]) *
-                             (size_t)dt_size(packed[i]->dtype);
-        tp[i].raw_data.data = packed[i]->data;
+        op.tensor_value = &tp[0];
+    } else if (op.elem_type == TDSL_OPT_SEQUENCE) {
+        if (fill_seq(&sp, tp, tpp, packed, ts, n, path, err, errlen) < 0)
+            goto done;
+        op.sequence_value = &sp;
     }
-    len = tdsl_onnx__sequence_proto__get_packed_size(&p);
-    out = tl_xmalloc(len ? len : 1);
-    tdsl_onnx__sequence_proto__pack(&p, out);
-    if (!(f = fopen(path, "wb"))) {
-        itp_error(err, errlen, path, "cannot be written: %s",
-                  strerror(errno));
-        goto done;
+    if (kind < 0) {
+        len = tdsl_onnx__sequence_proto__get_packed_size(&sp);
+        out = tl_xmalloc(len ? len : 1);
+        tdsl_onnx__sequence_proto__pack(&sp, out);
+    } else {
+        len = tdsl_onnx__optional_proto__get_packed_size(&op);
+        out = tl_xmalloc(len ? len : 1);
+        tdsl_onnx__optional_proto__pack(&op, out);
     }
-    if (fwrite(out, 1, len, f) != len) {
-        itp_error(err, errlen, path, "cannot be written: %s",
-                  strerror(errno));
-        fclose(f);
-        goto done;
-    }
-    if (fclose(f) != 0) {
-        itp_error(err, errlen, path, "cannot be written: %s",
-                  strerror(errno));
-        goto done;
-    }
-    rc = 0;
+    rc = write_file(path, out, len, err, errlen);
 done:
     for (int i = 0; i < n; i++)
         tl_tensor_unref(packed[i]);

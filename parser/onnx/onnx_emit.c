@@ -121,6 +121,7 @@ static OxOpFn find_op(const char *op)
         ox_elementwise_op, ox_nn_op, ox_conv_op, ox_tensor_op, ox_loss_op,
         ox_scatter_op, ox_einsum_op, ox_rnn_op, ox_resize_op, ox_misc_op,
         ox_grid_op, ox_text_op, ox_quant_op, ox_control_op, ox_seq_op,
+        ox_opt_op, ox_dd_op,
     };
     OxOpFn fn = NULL;
 
@@ -178,20 +179,32 @@ int ox_import_node(OxModel *m, const Onnx__NodeProto *n)
         goto done;
     }
     /* A sequence is the importer's list of values, which only the
-     * sequence ops take apart; SequenceMap, Loop (as a carried value)
-     * and Identity pass it on. */
+     * sequence ops take apart; SequenceMap, Loop (as a carried value),
+     * the Optional ops and Identity pass it on, as they do an optional
+     * without an element (and keep an optional's element one). */
     if (!strcmp(n->op_type, "Identity") && n->n_input == 1 &&
-        *n->input[0] && ox_find(m, n->input[0])->kind == OX_SEQ)
-        fn = ox_seq_identity;
-    for (size_t j = 0; j < n->n_input && !ox_seq_op(n->op_type) &&
+        *n->input[0]) {
+        OxValue *x = ox_find(m, n->input[0]);
+        if (x->kind == OX_SEQ || x->kind == OX_NONE || x->opt)
+            fn = ox_seq_identity;
+    }
+    for (size_t j = 0; j < n->n_input && !ox_opt_op(n->op_type) &&
                        fn != ox_seq_identity &&
                        strcmp(n->op_type, "SequenceMap") &&
-                       strcmp(n->op_type, "Loop"); j++)
-        if (*n->input[j] && ox_find(m, n->input[j])->kind == OX_SEQ) {
+                       strcmp(n->op_type, "Loop"); j++) {
+        int kind = *n->input[j] ? ox_find(m, n->input[j])->kind : OX_INPUT;
+        if (kind == OX_NONE) {
+            ox_unsupported(m, "input '%s' is an optional without an "
+                           "element, which only the Optional ops take",
+                           n->input[j]);
+            goto done;
+        }
+        if (kind == OX_SEQ && !ox_seq_op(n->op_type)) {
             ox_unsupported(m, "input '%s' is a sequence, which only the "
                            "Sequence ops take", n->input[j]);
             goto done;
         }
+    }
     foldable = ox_foldable(m);
     start = m->body.len;
     used = tl_xcalloc(n->n_input + 1, sizeof *used);
@@ -207,6 +220,8 @@ int ox_import_node(OxModel *m, const Onnx__NodeProto *n)
         buf_putn(&m->body, m->pending.s, m->pending.len);
     if (foldable)
         ox_fold(m, start, used);
+    else if (ox_shadowable(m))
+        ox_shadow(m, start);
     free(used);
     rc = 0;
 done:
@@ -260,19 +275,39 @@ static void map_line(TlBuf *t, const char *kind, const OxValue *v)
 
 /* "# onnx-sequence-input #0: 'xs' = xs_0, xs_1": the kernel
  * parameters (or outputs) that hold the elements of a sequence, for
- * `tdsl run` (cli/cmd_run.c), which reads and writes the sequence as
+ * `tdsl run` (cli/run_seq.c), which reads and writes the sequence as
  * one SequenceProto file; #N is its place among the graph's inputs
- * (those that are not initializers) or outputs. */
+ * (those that are not initializers) or outputs.  An optional's line
+ * says what it holds, read and written as one OptionalProto file:
+ *     # onnx-optional-input #0: 'x' = tensor x
+ *     # onnx-optional-input #0: 'xs' = sequence xs_0, xs_1
+ *     # onnx-optional-output #1: 'y' = none
+ * (what: "tensor", "sequence" or "none"; NULL for a sequence's line). */
 static void seq_line(TlBuf *t, const char *kind, int pos, const char *name,
-                     OxValue **elems, int n)
+                     OxValue **elems, int n, const char *what)
 {
-    buf_printf(t, "# onnx-sequence-%s #%d: '", kind, pos);
+    buf_printf(t, "# onnx-%s-%s #%d: '", what ? "optional" : "sequence",
+               kind, pos);
     for (const char *c = name; *c; c++)
         buf_putc(t, *c >= 32 && *c < 127 && *c != '\'' ? *c : '?');
     buf_puts(t, "' =");
+    if (what)
+        buf_printf(t, " %s", what);
     for (int i = 0; i < n; i++)
         buf_printf(t, "%s %s", i ? "," : "", elems[i]->id);
     buf_putc(t, '\n');
+}
+
+/* What an optional graph input or output v holds (seq_line), or NULL
+ * when v is no optional; declared: its type in the graph says it is
+ * one. */
+static const char *opt_what(const OxValue *v, int declared)
+{
+    if (v->kind == OX_NONE)
+        return "none";
+    if (!v->opt && !declared)
+        return NULL;
+    return v->kind == OX_SEQ ? "sequence" : "tensor";
 }
 
 /* Graph output `name`, value v (or one element of a sequence): the
@@ -318,20 +353,25 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
      * sequence gives one output per element. */
     for (size_t i = 0; i < g->n_output; i++) {
         const char *name = g->output[i]->name;
+        const Onnx__TypeProto *tp = g->output[i]->type;
         OxValue *v = name ? ox_find(m, name) : NULL;
-        int n = v && v->kind == OX_SEQ ? v->nseq : 1, at = nouts;
+        int n, at = nouts;
+        const char *what;
         if (!v) {
             ox_fail(m, "graph output '%s' is not computed by any node",
                     name ? name : "");
             goto fail;
         }
+        what = opt_what(v, tp && tp->value_case ==
+                               ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
+        n = v->kind == OX_SEQ ? v->nseq : v->kind == OX_NONE ? 0 : 1;
         if (v->kind == OX_SEQ && !n) {
             ox_fail(m, "graph output '%s' is an empty sequence (a kernel "
                     "output per element: there is none)", name);
             goto fail;
         }
-        if (nouts + n > cap) {
-            cap = 2 * (nouts + n);
+        if (nouts + n + 1 > cap) {
+            cap = 2 * (nouts + n + 1);
             outs = tl_xrealloc(outs, (size_t)cap * sizeof *outs);
         }
         for (int e = 0; e < n; e++) {
@@ -344,26 +384,36 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
             }
             outs[nouts] = output_of(m, ename ? ename : name, ev, outs,
                                     nouts, &copies);
-            if (ename)
+            if (ename || what)
                 outs[nouts]->seqelem = 1;
             nouts++;
             free(ename);
         }
-        if (v->kind == OX_SEQ)
-            seq_line(&seqs, "output", (int)i, name, outs + at, n);
+        if (v->kind == OX_SEQ || what)
+            seq_line(&seqs, "output", (int)i, name, outs + at, n, what);
+    }
+    if (!nouts) {
+        ox_fail(m, "the graph's outputs are optionals without an element "
+                "(a kernel computes at least one tensor)");
+        goto fail;
     }
     buf_printf(t, "# Imported from %s by tdsl import (ONNX opset %d).\n",
                base_name(m->path), m->opset);
     for (int i = 0; i < m->nv; i++)
         if (m->v[i]->kind == OX_INPUT && !m->v[i]->seqelem &&
-            strcmp(m->v[i]->id, m->v[i]->name))
+            !m->v[i]->opt && strcmp(m->v[i]->id, m->v[i]->name))
             map_line(t, "input", m->v[i]);
     for (int i = 0, pos = 0; i < m->nv; i++) {
         OxValue *v = m->v[i];
-        if (v->kind == OX_INPUT && !v->seqelem)
-            pos++;
-        else if (v->kind == OX_SEQ && v->seqin)
-            seq_line(t, "input", pos++, v->name, v->seq, v->nseq);
+        const char *what = opt_what(v, 0);
+        if (!ox_graph_input(v))
+            continue;
+        if (v->kind == OX_SEQ || what)
+            seq_line(t, "input", pos, v->name,
+                     v->kind == OX_SEQ ? v->seq : &v,
+                     v->kind == OX_SEQ ? v->nseq : v->kind != OX_NONE,
+                     what);
+        pos++;
     }
     for (int i = 0; i < nouts; i++)
         if (!outs[i]->seqelem && strcmp(outs[i]->id, outs[i]->name))
@@ -519,6 +569,7 @@ static void free_pass(OxModel *m)
 {
     for (int i = 0; i < m->nv; i++) {
         tl_tensor_unref(m->v[i]->cval);
+        tl_tensor_unref(m->v[i]->bval);
         free(m->v[i]->seq);
         free(m->v[i]->name);
         free(m->v[i]);
@@ -575,8 +626,7 @@ static int import_pass(OxModel *m, const TlOnnxBind *binds, int nbinds,
     for (int i = 0; i < nbinds; i++) {
         int found = 0;
         for (int j = 0, pos = 0; j < m->nv; j++)
-            if (((m->v[j]->kind == OX_INPUT && !m->v[j]->seqelem) ||
-                 (m->v[j]->kind == OX_SEQ && m->v[j]->seqin)) &&
+            if (ox_graph_input(m->v[j]) &&
                 ox_bind_names(binds[i].name, m->v[j]->name, pos++))
                 found = 1;
         if (!found) {

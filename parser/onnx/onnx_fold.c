@@ -10,7 +10,11 @@
  *
  * Of the graph inputs bound to values (--bind NAME=FILE), only integer
  * ones are folded through (they carry shapes, sizes and indices); float
- * data stays the kernel's input.
+ * data stays the kernel's input.  What small nodes compute from it is
+ * still worked out at import (ox_shadow) as the value's bval, beside
+ * the stage that computes it: a Loop's trip count computed from float
+ * inputs (Range written as a Loop) is taken from there, so the kernel
+ * is specialised to the bound data, as it is to a bound shape.
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -22,6 +26,9 @@
 /* Inputs and outputs larger than this are left to the kernel: folding
  * is for shape arithmetic and small tables, not for whole layers. */
 #define FOLD_MAX_ELEMS ((int64_t)1 << 20)
+/* ox_shadow computes a node again on the interpreter; only for what
+ * sizes and counts come from. */
+#define SHADOW_MAX_ELEMS 4096
 
 static void put_param(TlBuf *b, const OxValue *v)
 {
@@ -52,8 +59,32 @@ int ox_foldable(OxModel *m)
     return total <= FOLD_MAX_ELEMS;
 }
 
+TlTensor *ox_bound(const OxValue *v)
+{
+    return v->cval ? v->cval : v->bval;
+}
+
+int ox_shadowable(OxModel *m)
+{
+    const Onnx__NodeProto *n = m->node;
+    int64_t total = 0;
+
+    if (!strncmp(n->op_type, "Random", 6) || !strcmp(n->op_type, "Bernoulli"))
+        return 0;
+    for (size_t i = 0; i < n->n_input; i++) {
+        OxValue *v;
+        if (!*n->input[i])
+            continue;
+        v = ox_find(m, n->input[i]);
+        if (!v || !ox_bound(v) || v->kind == OX_SEQ || v->kind == OX_NONE)
+            return 0;
+        total += ox_numel(v);
+    }
+    return n->n_input && total <= SHADOW_MAX_ELEMS;
+}
+
 /* Parses and checks text (one kernel), runs it on the interpreter with
- * the constant values of ins[nin] (by name) and fills outs[nout]; 0, or
+ * the known values of ins[nin] (by name) and fills outs[nout]; 0, or
  * -1 when anything fails (the node is then left to the kernel, and a
  * real problem is reported when the whole program is checked). */
 static int run_fold(const char *text, OxValue **ins, int nin, int nout,
@@ -87,7 +118,7 @@ static int run_fold(const char *text, OxValue **ins, int nin, int nout,
         for (int i = 0; i < nin; i++) {
             for (int j = 0; j < nin; j++)
                 if (!strcmp(k->inputs[i]->name, ins[j]->id))
-                    in[i] = ins[j]->cval;
+                    in[i] = ox_bound(ins[j]);
             ok = ok && in[i];
         }
         if (ok) {
@@ -103,7 +134,30 @@ static int run_fold(const char *text, OxValue **ins, int nin, int nout,
     return rc;
 }
 
-int ox_fold(OxModel *m, size_t body_start, const int *used_before)
+TlTensor *ox_eval(const char *stages, OxValue **ins, int nin,
+                  const char *out, TlDType dt)
+{
+    TlBuf text;
+    TlTensor *res = NULL;
+
+    buf_init(&text);
+    buf_puts(&text, "kernel fold(");
+    for (int i = 0; i < nin; i++) {
+        buf_puts(&text, i ? ", " : "");
+        put_param(&text, ins[i]);
+    }
+    buf_printf(&text, ") -> (%s: %s[]) {\n%s}\n", out, dt_name(dt), stages);
+    if (run_fold(text.s, ins, nin, 1, &res) < 0) {
+        tl_tensor_unref(res);
+        res = NULL;
+    }
+    buf_free(&text);
+    return res;
+}
+
+/* ox_fold, or with `shadow` ox_shadow. */
+static int fold(OxModel *m, size_t body_start, const int *used_before,
+                int shadow)
 {
     const Onnx__NodeProto *n = m->node;
     OxValue **ins = tl_xcalloc(n->n_input + 1, sizeof *ins);
@@ -125,7 +179,8 @@ int ox_fold(OxModel *m, size_t body_start, const int *used_before)
         OxValue *v = *n->output[i] ? ox_find(m, n->output[i]) : NULL;
         if (!v)
             continue;
-        if (v->kind != OX_NODE || v->cval || ox_numel(v) > FOLD_MAX_ELEMS)
+        if (v->kind != OX_NODE || v->cval || v->bval ||
+            ox_numel(v) > (shadow ? SHADOW_MAX_ELEMS : FOLD_MAX_ELEMS))
             goto done;
         outs[nout++] = v;
     }
@@ -146,6 +201,14 @@ int ox_fold(OxModel *m, size_t body_start, const int *used_before)
     buf_puts(&text, "}\n");
     if (run_fold(text.s, ins, nin, nout, res) < 0)
         goto done;
+    if (shadow) {
+        for (int i = 0; i < nout; i++) {
+            outs[i]->bval = res[i];
+            res[i] = NULL;
+        }
+        rc = 0;
+        goto done;
+    }
     for (int i = 0; i < nout; i++) {
         outs[i]->kind = OX_INIT;
         outs[i]->cval = res[i];
@@ -168,4 +231,14 @@ done:
     free(outs);
     free(res);
     return rc;
+}
+
+int ox_fold(OxModel *m, size_t body_start, const int *used_before)
+{
+    return fold(m, body_start, used_before, 0);
+}
+
+void ox_shadow(OxModel *m, size_t body_start)
+{
+    fold(m, body_start, NULL, 1);
 }

@@ -3,7 +3,8 @@
  * its type (symbolic dimensions become size variables, onnx_sym.c) or
  * from a --bind (a shape, or a .pb/.npy file whose value is kept for
  * folding); a sequence's from the SequenceProto file of its --bind
- * (onnx_ops_seq.c).
+ * (onnx_ops_seq.c), an optional's from its OptionalProto file
+ * (onnx_ops_opt.c).
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -79,20 +80,20 @@ int ox_add_input(OxModel *m, const Onnx__ValueInfoProto *vi, int pos,
         ox_fail(m, "input '%s' is declared twice", vi->name);
         return -1;
     }
-    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
+    if (tp && (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+               tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)) {
         const char *spec = NULL;
         for (int i = 0; i < nbinds && !spec; i++)
             if (ox_bind_names(binds[i].name, vi->name, pos))
                 spec = binds[i].spec;
-        return ox_seq_input(m, vi, spec);
+        return tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE
+                   ? ox_seq_input(m, vi, spec)
+                   : ox_opt_input(m, vi, spec);
     }
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         !tp->tensor_type || !tp->tensor_type->has_elem_type) {
-        /* TODO(issue 5): optional inputs (test_optional_*,
-         * test_identity_opt), bound to an OptionalProto file: present
-         * or not is then known at import, as a sequence's length is. */
-        ox_fail(m, "input '%s': only tensor and sequence inputs are "
-                "supported", vi->name);
+        ox_fail(m, "input '%s': only tensor, sequence and optional inputs "
+                "are supported", vi->name);
         return -1;
     }
     dt = ox_dtype(tp->tensor_type->elem_type);

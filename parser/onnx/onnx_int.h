@@ -24,8 +24,9 @@
 #define OX_MAX_NODES 100000
 
 /* OX_SEQ: a sequence known at import (onnx_ops_seq.c), its elements
- * in seq[nseq]; dt is theirs. */
-enum { OX_INPUT, OX_INIT, OX_NODE, OX_SEQ };
+ * in seq[nseq]; dt is theirs.  OX_NONE: an optional without an element
+ * (onnx_ops_opt.c); dt is the element's type's. */
+enum { OX_INPUT, OX_INIT, OX_NODE, OX_SEQ, OX_NONE };
 
 /* One named tensor of the graph. */
 typedef struct OxValue {
@@ -37,9 +38,17 @@ typedef struct OxValue {
     int rank;
     int64_t dims[TL_MAX_RANK];
     TlTensor *cval;         /* the value when known at import */
+    TlTensor *bval;         /* else the value it has for the data bound
+                               at import (a bound float input, and what
+                               is computed from such), which the kernel
+                               still computes: what a trip count or an
+                               output's size may be taken from
+                               (onnx_fold.c, ox_bound) */
     struct OxValue **seq;   /* OX_SEQ: the elements (owned array) */
     int nseq;
-    int seqin;              /* OX_SEQ: a graph input */
+    int seqin;              /* OX_SEQ, OX_NONE: a graph input */
+    int opt;                /* the element of an optional (a graph
+                               output of it is an OptionalProto) */
     int seqelem;            /* an element of a sequence graph input or
                                output (named by its sequence's line) */
     /* Stages that read this one through a boundary helper (see
@@ -186,6 +195,19 @@ void ox_sym_refuse(OxModel *m);
  * used_before[i]: the `used` flag of node input i before the op ran. */
 int ox_foldable(OxModel *m);
 int ox_fold(OxModel *m, size_t body_start, const int *used_before);
+/* Is every input of the current node known at import or for the
+ * bound data (cval or bval), and small?  Then ox_shadow runs the
+ * stages its op emitted from body_start on and keeps the outputs as
+ * their bval, leaving the stages in the kernel. */
+int ox_shadowable(OxModel *m);
+void ox_shadow(OxModel *m, size_t body_start);
+/* Runs `stages` (statements of a kernel body) on the interpreter with
+ * the values at import (ox_bound) of ins[nin] and gives the scalar of
+ * dtype dt they compute as `out`; NULL when that fails. */
+TlTensor *ox_eval(const char *stages, OxValue **ins, int nin,
+                  const char *out, TlDType dt);
+/* v's value at import: its cval, else its bval, else NULL. */
+TlTensor *ox_bound(const OxValue *v);
 
 /* onnx_emit.c: imports node n (its op's stages, or its outputs folded
  * to constants); 0, or -1 after a message.  Control-flow ops import
@@ -206,11 +228,24 @@ int ox_bind_names(const char *b, const char *name, int pos);
  * after a message. */
 int ox_seq_input(OxModel *m, const Onnx__ValueInfoProto *vi,
                  const char *spec);
-/* Identity of a sequence: the same list under the output's name. */
+/* A bound sequence graph input `name` of ts[n] (each taken; the array
+ * is the caller's): an element parameter each; NULL after a message. */
+OxValue *ox_seq_bound(OxModel *m, const char *name, TlDType dt,
+                      TlTensor **ts, int n);
+/* Identity of a sequence or an optional: the same under the output's
+ * name. */
 int ox_seq_identity(OxModel *m);
 /* The node's output i as a new sequence of elems[n] (copied); 0, or -1
  * after a message. */
 int ox_seq_out(OxModel *m, int i, TlDType dt, OxValue **elems, int n);
+
+/* onnx_ops_opt.c: optional graph input vi, bound to the OptionalProto
+ * file spec (NULL: none given); 0, or -1 after a message. */
+int ox_opt_input(OxModel *m, const Onnx__ValueInfoProto *vi,
+                 const char *spec);
+/* Does v stand for one graph input (a tensor, or a sequence or an
+ * optional whose elements are parameters of their own)? */
+int ox_graph_input(const OxValue *v);
 
 /* onnx_values.c: values the importer makes itself. */
 /* A name free in the value table made from base and suffix ("@0"):
@@ -278,6 +313,8 @@ OxOpFn ox_text_op(const char *name);
 OxOpFn ox_quant_op(const char *name);
 OxOpFn ox_control_op(const char *name);
 OxOpFn ox_seq_op(const char *name);
+OxOpFn ox_opt_op(const char *name);
+OxOpFn ox_dd_op(const char *name);
 /* BatchNormalization in training mode (onnx_ops_misc.c). */
 int ox_batchnorm_training(OxModel *m);
 

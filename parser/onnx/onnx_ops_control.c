@@ -278,10 +278,11 @@ static int op_if(OxModel *m)
     for (size_t i = 0; i < m->node->n_output; i++) {
         OxValue *a = ot[i], *b = oe[i], *y;
         OxIdx idx[TL_MAX_RANK], cidx[TL_MAX_RANK];
-        if (a->kind == OX_SEQ || b->kind == OX_SEQ) {
+        if (a->kind == OX_SEQ || b->kind == OX_SEQ || a->kind == OX_NONE ||
+            b->kind == OX_NONE) {
             ox_unsupported(m, "the condition '%s' is not known at import "
-                           "and output %zu is a sequence (bind it with "
-                           "--bind)", c->name, i);
+                           "and output %zu is a sequence or an optional "
+                           "(bind it with --bind)", c->name, i);
             goto done;
         }
         if (a->dt != b->dt || a->rank != b->rank ||
@@ -318,18 +319,19 @@ done:
     return rc;
 }
 
-/* A known scalar's value: 0 and *x, or -1 when v is not known. */
+/* A known scalar's value: 0 and *x, or -1 when v is not known.  A
+ * value computed from bound data counts (its bval, onnx_fold.c): a
+ * trip count the kernel is then specialised to. */
 static int known(const OxValue *v, int64_t *x)
 {
     int64_t zero[TL_MAX_RANK] = {0};
+    TlTensor *t = ox_bound(v);
 
-    if (!v->cval || ox_numel(v) != 1)
+    if (!t || ox_numel(v) != 1)
         return -1;
-    *x = dt_is_float(v->dt) ? (int64_t)tl_tensor_get_f64(v->cval,
-                                                         v->rank ? zero
-                                                                 : NULL)
-                            : tl_tensor_get_i64(v->cval,
-                                                v->rank ? zero : NULL);
+    *x = dt_is_float(v->dt) ? (int64_t)tl_tensor_get_f64(t, v->rank ? zero
+                                                                   : NULL)
+                            : tl_tensor_get_i64(t, v->rank ? zero : NULL);
     return 0;
 }
 
@@ -390,6 +392,10 @@ static int op_loop(OxModel *m)
     if (!cond && too_many(m, g, trip) < 0)
         goto done;
     ox_comment(m);
+    if ((tc && !tc->cval) || (cond && !cond->cval))
+        buf_printf(&m->body, "    # the %s is computed from the data "
+                   "bound at import: the kernel is made for it\n",
+                   tc && !tc->cval ? "trip count" : "condition");
     for (it = 0; go && (trip < 0 || it < trip); it++) {
         char *nm;
         if (it == OX_MAX_UNROLL && too_many(m, g, it + 1) < 0)

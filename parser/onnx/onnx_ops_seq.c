@@ -46,7 +46,12 @@ static int seq_out(OxModel *m, TlDType dt, OxValue **elems, int n)
 int ox_seq_identity(OxModel *m)
 {
     OxValue *s = ox_need_in(m, 0);
-    return s ? ox_give(m, 0, s) : -1;
+
+    if (!s)
+        return -1;
+    if (s->kind != OX_SEQ && s->kind != OX_NONE && !s->cval)
+        ox_comment(m);      /* an optional's element: a copy stage */
+    return ox_give(m, 0, s);
 }
 
 /* Input i, which must be a sequence; NULL after a message. */
@@ -398,7 +403,7 @@ int ox_seq_input(OxModel *m, const Onnx__ValueInfoProto *vi, const char *spec)
     const Onnx__TypeProto__Sequence *st = vi->type->sequence_type;
     const Onnx__TypeProto *et = st ? st->elem_type : NULL;
     TlTensor **ts;
-    OxValue **elems, *s;
+    OxValue *s;
     TlDType dt;
     char err[400];
     int n;
@@ -425,43 +430,53 @@ int ox_seq_input(OxModel *m, const Onnx__ValueInfoProto *vi, const char *spec)
         ox_fail(m, "--bind %s: %s", vi->name, err);
         return -1;
     }
-    elems = tl_xcalloc((size_t)n + 1, sizeof *elems);
+    s = ox_seq_bound(m, vi->name, dt, ts, n);
+    free(ts);
+    return s ? 0 : -1;
+}
+
+OxValue *ox_seq_bound(OxModel *m, const char *name, TlDType dt,
+                      TlTensor **ts, int n)
+{
+    OxValue **elems = tl_xcalloc((size_t)n + 1, sizeof *elems), *s;
+
     for (int i = 0; i < n; i++) {
-        char suffix[24], *name;
+        char suffix[24], *ename;
         if (ts[i]->dtype != dt) {
             ox_fail(m, "--bind %s: element %d holds %s values but the "
-                    "sequence is of %s", vi->name, i,
+                    "sequence is of %s", name, i,
                     dt_name(ts[i]->dtype), dt_name(dt));
             break;
         }
         if (!ox_dims_ok(ts[i]->rank, ts[i]->shape)) {
             ox_fail(m, "--bind %s: element %d is too large (the limit is "
-                    "2^40 elements)", vi->name, i);
+                    "2^40 elements)", name, i);
             break;
         }
         snprintf(suffix, sizeof suffix, "@%d", i);
-        name = ox_fresh(m, vi->name, suffix);
-        elems[i] = ox_add(m, name, OX_INPUT, dt, ts[i]->rank, ts[i]->shape);
+        ename = ox_fresh(m, name, suffix);
+        elems[i] = ox_add(m, ename, OX_INPUT, dt, ts[i]->rank, ts[i]->shape);
         elems[i]->seqelem = 1;
         /* Integers are kept for folding (what a position or shape
          * reads); floats stay data, read by the kernel: a constant
-         * would be passed on as one (ox_give). */
-        if (!dt_is_float(dt)) {
+         * would be passed on as one (ox_give).  Their value is the
+         * bound one (bval) all the same. */
+        if (!dt_is_float(dt))
             elems[i]->cval = ts[i];
-            ts[i] = NULL;
-        }
-        free(name);
+        else
+            elems[i]->bval = ts[i];
+        ts[i] = NULL;
+        free(ename);
     }
     for (int i = 0; i < n; i++)
         tl_tensor_unref(ts[i]);
-    free(ts);
     if (m->error) {
         free(elems);
-        return -1;
+        return NULL;
     }
-    s = ox_add(m, vi->name, OX_SEQ, dt, 0, NULL);
+    s = ox_add(m, name, OX_SEQ, dt, 0, NULL);
     s->seq = elems;
     s->nseq = n;
     s->seqin = 1;
-    return 0;
+    return s;
 }

@@ -133,9 +133,9 @@ OxValue *ox_stack(OxModel *m, OxValue **vals, int64_t n, int axis,
         return NULL;
     }
     for (int64_t k = 0; k < n; k++) {
-        if (vals[k]->kind == OX_SEQ) {
-            ox_unsupported(m, "'%s' would stack sequences (not supported)",
-                           name);
+        if (vals[k]->kind == OX_SEQ || vals[k]->kind == OX_NONE) {
+            ox_unsupported(m, "'%s' would stack sequences or optionals "
+                           "(not supported)", name);
             return NULL;
         }
         if (vals[k]->dt != v0->dt || vals[k]->rank != v0->rank ||
@@ -185,7 +185,9 @@ OxValue *ox_stack(OxModel *m, OxValue **vals, int64_t n, int axis,
 }
 
 /* Node output i is value v: a constant too when v is one, else a copy
- * stage.  Nothing for an output left out (""). */
+ * stage; a sequence or an optional without an element the same under
+ * the output's name; an optional's element stays one.  Nothing for an
+ * output left out (""). */
 int ox_give(OxModel *m, int i, OxValue *v)
 {
     const Onnx__NodeProto *n = m->node;
@@ -194,28 +196,34 @@ int ox_give(OxModel *m, int i, OxValue *v)
 
     if ((size_t)i >= n->n_output || !*n->output[i])
         return 0;
-    if (v->kind == OX_SEQ) {
-        /* the same list under the output's name */
+    if (v->kind == OX_SEQ || v->kind == OX_NONE || v->cval) {
         if (ox_find(m, n->output[i])) {
             ox_unsupported(m, "'%s' is defined twice", n->output[i]);
             return -1;
         }
+    }
+    if (v->kind == OX_NONE) {
+        ox_add(m, n->output[i], OX_NONE, v->dt, 0, NULL);
+        return 0;
+    }
+    if (v->kind == OX_SEQ) {
+        /* the same list under the output's name */
         y = ox_add(m, n->output[i], OX_SEQ, v->dt, 0, NULL);
         y->seq = tl_xcalloc((size_t)v->nseq + 1, sizeof *y->seq);
         memcpy(y->seq, v->seq, (size_t)v->nseq * sizeof *y->seq);
         y->nseq = v->nseq;
+        y->opt = v->opt;
         return 0;
     }
     if (v->cval) {
-        if (ox_find(m, n->output[i])) {
-            ox_unsupported(m, "'%s' is defined twice", n->output[i]);
-            return -1;
-        }
-        ox_const(m, n->output[i], tl_tensor_ref(v->cval));
+        ox_const(m, n->output[i], tl_tensor_ref(v->cval))->opt = v->opt;
         return 0;
     }
     if (!(y = ox_out(m, i, v->dt, v->rank, v->dims)))
         return -1;
+    y->opt = v->opt;
+    if (v->bval)
+        y->bval = tl_tensor_ref(v->bval);
     for (int k = 0; k < v->rank; k++)
         snprintf(idx[k], sizeof idx[k], "i%d", k);
     ox_lhs(&m->body, y->id, y->rank);
@@ -223,4 +231,3 @@ int ox_give(OxModel *m, int i, OxValue *v)
     buf_putc(&m->body, '\n');
     return 0;
 }
-

@@ -56,13 +56,14 @@ defined twice"
 import_refused r_emptynoout "node '?' (SequenceEmpty, opset 13): the node \
 has no outputs"
 import_refused r_stackseq "node 'vf' (Loop, opset 13): 'y' would stack \
-sequences (not supported)"
+sequences or optionals (not supported)"
 
 # An If on data whose output is a sequence (ONNX's test_if_seq).
 data=${ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}
 if [ -d "$data/node/test_if_seq" ]; then
     cp "$data/node/test_if_seq/model.onnx" if_seq.onnx
     import_refused if_seq "node 'res' (If, opset 13): the condition 'cond' \
-is not known at import and output 0 is a sequence (bind it with --bind)"
+is not known at import and output 0 is a sequence or an optional (bind \
+it with --bind)"
 fi
 exit 0

@@ -115,8 +115,8 @@ import_says "r_emptyout.onnx: graph output 'y' is an empty sequence (a \
 kernel output per element: there is none)" r_emptyout.onnx
 import_says "r_nested.onnx: input 'xs': only sequences of tensors are \
 supported" r_nested.onnx
-import_says "r_optional.onnx: input 'o': only tensor and sequence inputs \
-are supported" r_optional.onnx
+import_says "r_optional.onnx: input 'o' is optional; give it with --bind \
+o=FILE.pb (an ONNX OptionalProto)" r_optional.onnx
 import_says "r_mapnotseq.onnx: node 'y' (SequenceMap, opset 17): input \
 'x' is not a sequence" r_mapnotseq.onnx
 import_says "r_maplen.onnx: node 'y' (SequenceMap, opset 17): the \

@@ -2,8 +2,9 @@
  * fuzz_tensorio.c - libFuzzer target over the tensor file readers: each
  * input is read as a .npy file (tl_npy_read_mem), as a .safetensors
  * file (tl_safetensors_open_mem, then tl_safetensors_get of every
- * entry), as an ONNX TensorProto (tl_onnx_tensor_read_mem) and as an
- * ONNX SequenceProto of tensors (tl_onnx_sequence_read_mem).  Built
+ * entry), as an ONNX TensorProto (tl_onnx_tensor_read_mem), as an
+ * ONNX SequenceProto of tensors (tl_onnx_sequence_read_mem) and as an
+ * ONNX OptionalProto (tl_onnx_optional_read_mem).  Built
  * and run by `make fuzz` with ASan and UBSan, so a crash, leak, hang or
  * undefined behaviour is a failure.  Beyond "no crash" it checks that
  * an entry of a file that opened can always be read (opening validated
@@ -163,6 +164,36 @@ static void fuzz_onnx(const uint8_t *data, size_t size)
     tl_tensor_unref(t);
 }
 
+/* The message of a sequence read of file `file`: an element's error
+ * names it ('s.pb (element 3)': ...). */
+static void check_seq_message(const char *err, const char *file)
+{
+    const char *el = strstr(err, " (element ");
+    char name[64];
+
+    if (el && el - err > 1 && strspn(el + 10, "0123456789") > 0 &&
+        el[10 + strspn(el + 10, "0123456789")] == ')') {
+        size_t k = strcspn(el, ")") + 1;
+        snprintf(name, sizeof name, "%s%.*s", file, (int)k, el);
+        check_message(err, name);
+    } else {
+        check_message(err, file);
+    }
+}
+
+/* ts[n] as a reader gives them: each present, then freed. */
+static void check_elems(TlTensor **ts, int n, const char *what)
+{
+    if (n < 0)
+        fail(what, "read without a count");
+    for (int i = 0; i < n; i++)
+        if (!ts[i])
+            fail(what, "an element is missing");
+        else
+            tl_tensor_unref(ts[i]);
+    free(ts);
+}
+
 static void fuzz_onnx_seq(const uint8_t *data, size_t size)
 {
     char err[400] = "";
@@ -170,27 +201,26 @@ static void fuzz_onnx_seq(const uint8_t *data, size_t size)
     TlTensor **ts = tl_onnx_sequence_read_mem(data, size, "s.pb", &n, err,
                                               sizeof err);
     if (!ts) {
-        /* An element's error names it: 's.pb (element 3)': ... */
-        const char *el = strstr(err, " (element ");
-        char name[64];
-        if (el && el - err > 1 && strspn(el + 10, "0123456789") > 0 &&
-            el[10 + strspn(el + 10, "0123456789")] == ')') {
-            size_t k = strcspn(el, ")") + 1;
-            snprintf(name, sizeof name, "s.pb%.*s", (int)k, el);
-            check_message(err, name);
-        } else {
-            check_message(err, "s.pb");
-        }
+        check_seq_message(err, "s.pb");
         return;
     }
-    if (n < 0)
-        fail("sequence", "read without a count");
-    for (int i = 0; i < n; i++)
-        if (!ts[i])
-            fail("sequence", "an element is missing");
-        else
-            tl_tensor_unref(ts[i]);
-    free(ts);
+    check_elems(ts, n, "sequence");
+}
+
+static void fuzz_onnx_opt(const uint8_t *data, size_t size)
+{
+    char err[400] = "";
+    int n = -1, kind = -1;
+    TlTensor **ts = tl_onnx_optional_read_mem(data, size, "o.pb", &kind, &n,
+                                              err, sizeof err);
+    if (!ts) {
+        check_seq_message(err, "o.pb");
+        return;
+    }
+    /* What it holds and how many agree. */
+    if (!(kind == 0 && n == 0) && !(kind == 1 && n == 1) && kind != 3)
+        fail("optional", "the kind and the count disagree");
+    check_elems(ts, n, "optional");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -199,5 +229,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_safetensors(data, size);
     fuzz_onnx(data, size);
     fuzz_onnx_seq(data, size);
+    fuzz_onnx_opt(data, size);
     return 0;
 }

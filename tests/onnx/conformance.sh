@@ -67,14 +67,23 @@ say() {
     return 0
 }
 
-# The file output n of the imported model goes to: a sequence output
-# (the importer's "# onnx-sequence-output #N:" line) to a .pb file.
-out_file() {
+# The file output n of the imported model goes to: a sequence or an
+# optional output (the importer's "# onnx-sequence-output #N:" or
+# "# onnx-optional-output #N:" line) to a .pb file.
+out_kind() {
     if grep -q "^# onnx-sequence-output #$1:" "$tmp/m.tdsl"; then
-        echo "out_$1.pb"
+        echo sequence
+    elif grep -q "^# onnx-optional-output #$1:" "$tmp/m.tdsl"; then
+        echo optional
     else
-        echo "out_$1.safetensors"
+        echo tensor
     fi
+}
+out_file() {
+    case $(out_kind "$1") in
+    tensor) echo "out_$1.safetensors" ;;
+    *) echo "out_$1.pb" ;;
+    esac
 }
 
 # A progress line on a terminal (not with -v): "412/1081 node/test_x".
@@ -139,7 +148,10 @@ for t in $tests; do
         [ -f "$f" ] || continue
         got=$tmp/$(out_file $n)
         seq=
-        case $got in *.pb) seq=--sequence ;; esac
+        case $(out_kind $n) in
+        sequence) seq=--sequence ;;
+        optional) seq=--optional ;;
+        esac
         if ! "$tdsl" import --compare $seq "$got" "$f" 2>"$tmp/err"; then
             ok=0
             say "FAIL $t: output $n: $(tr '\n' ' ' <"$tmp/err")"

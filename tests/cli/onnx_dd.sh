@@ -1,0 +1,94 @@
+#!/bin/sh
+# onnx_dd.sh - ops whose output size depends on data, imported when
+# that data is bound at import: NonZero and Unique (their sizes counted
+# at import, the outputs computed by the kernel from its input) and a
+# Loop whose trip count is computed from float inputs (Range written as
+# a Loop).  Each model is imported with its inputs bound, run on the
+# interpreter and on cpu with them, and compared with numpy's results;
+# then the refusals, each with its one line.  Models from
+# tests/onnx/dd_cases.py; skipped (77) without python3-onnx and
+# python3-numpy.
+. "$(dirname "$0")/lib.sh"
+py=/usr/bin/python3
+$py -c 'import onnx, numpy' 2>/dev/null || exit 77
+n=$($py "$OLDPWD/tests/onnx/dd_cases.py" "$TMP" 2>err) ||
+    fail "dd_cases.py: $(cat err)"
+
+k=0
+while [ "$k" -lt "$n" ]; do
+    binds= ins= outs=
+    j=0
+    for f in m${k}_in*.pb; do
+        binds="$binds --bind #$j=$f"
+        ins="$ins --in $f"
+        j=$((j + 1))
+    done
+    for f in m${k}_out*.pb; do outs="$outs --out ${f%.pb}.npy"; done
+    "$TDSL" import "m$k.onnx" -o "e$k.tdsl" $binds 2>err ||
+        fail "import case $k: $(cat err)"
+    "$TDSL" fmt --check "e$k.tdsl" || fail "e$k.tdsl is not canonical"
+    for target in interp cpu; do
+        rm -f m${k}_out*.npy
+        "$TDSL" run "e$k.tdsl" $ins $outs --target $target 2>err ||
+            fail "run case $k on $target: $(cat err)"
+        for f in m${k}_out*.pb; do
+            "$TDSL" import --compare "${f%.pb}.npy" "$f" 2>err ||
+                fail "case $k on $target, $f: $(cat err)"
+        done
+    done
+    k=$((k + 1))
+done
+# The kernel computes from its input: NonZero's positions are a stage
+# (not a constant), Unique's too, and the Loop's values.
+grep -q '^    nonzero_pos\[i0, i1\] = sum(' e0.tdsl ||
+    fail "NonZero is not computed by the kernel: $(cat e0.tdsl)"
+grep -q '^    y\[i0\] = sum(r0 in 0..8) select(unique_first' e1.tdsl ||
+    fail "Unique is not computed by the kernel: $(cat e1.tdsl)"
+grep -q '# the trip count is computed from the data bound at import' \
+    e3.tdsl || fail "no note on the trip count: $(cat e3.tdsl)"
+grep -q 'cur_0\[\] = start\[\] + delta\[\]' e3.tdsl ||
+    fail "the Loop's values are not computed: $(cat e3.tdsl)"
+# Other values of the same count give their own results.
+$py - <<'PY' || fail "other values"
+import numpy as np
+from onnx import numpy_helper
+x = numpy_helper.to_array(
+    __import__('onnx').load_tensor('m0_in0.pb'))
+open('other.pb', 'wb').write(numpy_helper.from_array(
+    (x * 3).astype(np.float32)).SerializeToString())
+PY
+"$TDSL" run e0.tdsl --in other.pb --out o.npy 2>err ||
+    fail "run with other values: $(cat err)"
+"$TDSL" import --compare o.npy m0_out0.pb 2>err ||
+    fail "other values of the same zeros: $(cat err)"
+
+# Refused: not bound, and what is not supported.
+import_refused_bound() {
+    "$TDSL" import "r_$1.onnx" -o ref.tdsl --bind "#0=r_$1_in0.pb" 2>err
+    st=$?
+    [ $st = 1 ] || fail "r_$1.onnx: exit $st: $(cat err)"
+    [ "$(cat err)" = "r_$1.onnx: $2" ] || fail "r_$1.onnx: $(cat err)"
+    [ -e ref.tdsl ] && fail "r_$1.onnx: a file left behind"
+    return 0
+}
+"$TDSL" import m0.onnx -o ref.tdsl 2>err && fail "NonZero without a bind"
+[ "$(cat err)" = "m0.onnx: node 'nz' (NonZero, opset 13): the output's \
+size depends on the values of 'x', which are not known at import (bind it \
+with --bind)" ] || fail "NonZero without a bind: $(cat err)"
+"$TDSL" import m3.onnx -o ref.tdsl 2>err && fail "Loop without a bind"
+[ "$(cat err)" = "m3.onnx: node 'last' (Loop, opset 13): the trip count \
+'n' is not known at import (the loop is unrolled; bind it with --bind)" ] ||
+    fail "Loop without a bind: $(cat err)"
+import_refused_bound scalar "node 'y' (NonZero, opset 13): a scalar input \
+is not supported"
+import_refused_bound zeros "node 'y' (NonZero, opset 13): the output would \
+be empty (not supported)"
+import_refused_bound big "node 'y' (NonZero, opset 13): 'x' has 5000 \
+elements (at most 4096 are supported: each output counts over all of them)"
+import_refused_bound axis "node 'y' (Unique, opset 11): only Unique of a \
+vector without 'axis' is supported"
+import_refused_bound matrix "node 'y' (Unique, opset 11): only Unique of a \
+vector without 'axis' is supported"
+import_refused_bound bool "node 'y' (Unique, opset 11): Unique of bool \
+values is not supported"
+exit 0
