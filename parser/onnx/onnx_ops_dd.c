@@ -14,6 +14,10 @@
  * the stages are folded (ox_fold) like any other.  Each such stage
  * counts over the whole input per element: inputs of at most DD_MAX
  * elements.
+ *
+ * TODO(issue 5): NonMaxSuppression of bound boxes and scores: its
+ * greedy choice (a box is kept when no kept box of a higher score
+ * overlaps it) would be a stage per box in score order.
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -168,38 +172,155 @@ static int op_nonzero(OxModel *m)
     return 0;
 }
 
-/* Unique of a vector (no axis): first[i] counts the equal elements
- * before element i (0: it is the first of its value), rank[i] is the
- * place of its value among the unique ones (by value when sorted, else
- * by first occurrence), and each output gathers by rank. */
+/* x read with index `at` on axis a and, on the other axes, var0,
+ * var1, ... (numbered from `from`, in order). */
+static void read_slice(TlBuf *b, OxValue *x, int a, const char *at,
+                       const char *var, int from)
+{
+    OxIdx idx[TL_MAX_RANK];
+
+    for (int i = 0, j = from; i < x->rank; i++) {
+        if (i == a)
+            snprintf(idx[i], sizeof idx[i], "%s", at);
+        else
+            snprintf(idx[i], sizeof idx[i], "%s%d", var, j++);
+    }
+    ox_read(b, x, idx);
+}
+
+/* "r0 in 0..d0, ...": a reduction over the axes of x but a. */
+static void over_slice(TlBuf *b, const OxValue *x, int a)
+{
+    for (int i = 0, j = 0; i < x->rank; i++)
+        if (i != a) {
+            buf_printf(b, "%sr%d in 0..%lld", j ? ", " : "", j,
+                       (long long)x->dims[i]);
+            j++;
+        }
+}
+
+/* The row-major position within a slice (the axes of x but a) of
+ * var0, var1, ... (numbered from `from`). */
+static void flat_slice(TlBuf *b, const OxValue *x, int a, const char *var,
+                       int from)
+{
+    int64_t stride = 1;
+    int j = from + x->rank - 2, first = 1;
+
+    for (int i = x->rank - 1; i >= 0; i--) {
+        if (i == a)
+            continue;
+        buf_printf(b, "%si64(%s%d)", first ? "" : " + ", var, j--);
+        if (stride > 1)
+            buf_printf(b, " * %lld", (long long)stride);
+        stride *= x->dims[i];
+        first = 0;
+    }
+}
+
+/* Along axis a, the stage that compares slices whole: neq[s, t]
+ * counts where slices s and t differ.  The text that says s == t goes
+ * to eq (a printf format of s, then t). */
+static void neq_stage(OxModel *m, TlBuf *b, OxValue *x, int a, char *eq,
+                      size_t len)
+{
+    char *neq = ox_ident(m, "unique_neq");
+
+    buf_printf(b, "    %s[i0, i1] = sum(", neq);
+    over_slice(b, x, a);
+    buf_puts(b, ") select(");
+    read_slice(b, x, a, "i0", "r", 0);
+    buf_puts(b, " != ");
+    read_slice(b, x, a, "i1", "r", 0);
+    buf_puts(b, ", 1, 0)\n");
+    snprintf(eq, len, "%s[%%s, %%s] == 0", neq);
+}
+
+/* The stages that order slices: before[s, t, p..] counts where slices
+ * s and t differ ahead of position p, and lt[s, t] is 1 when s comes
+ * first (lexicographically).  The text that says s < t goes to lt. */
+static void order_stages(OxModel *m, TlBuf *b, OxValue *x, int a, char *lt,
+                         size_t len)
+{
+    char *bef = ox_ident(m, "unique_before"), *less;
+    int o = x->rank - 1;
+
+    buf_printf(b, "    %s[i0, i1", bef);
+    for (int j = 0; j < o; j++)
+        buf_printf(b, ", i%d", 2 + j);
+    buf_puts(b, "] = sum(");
+    over_slice(b, x, a);
+    buf_puts(b, ") select(");
+    flat_slice(b, x, a, "r", 0);
+    buf_puts(b, " < ");
+    flat_slice(b, x, a, "i", 2);
+    buf_puts(b, " && ");
+    read_slice(b, x, a, "i0", "r", 0);
+    buf_puts(b, " != ");
+    read_slice(b, x, a, "i1", "r", 0);
+    buf_puts(b, ", 1, 0)\n");
+    less = ox_ident(m, "unique_lt");
+    buf_printf(b, "    %s[i0, i1] = sum(", less);
+    over_slice(b, x, a);
+    buf_puts(b, ") select(");
+    read_slice(b, x, a, "i0", "r", 0);
+    buf_puts(b, " < ");
+    read_slice(b, x, a, "i1", "r", 0);
+    buf_printf(b, " && %s[i0, i1", bef);
+    for (int j = 0; j < o; j++)
+        buf_printf(b, ", r%d", j);
+    buf_puts(b, "] == 0, 1, 0)\n");
+    snprintf(lt, len, "%s[%%s, %%s] > 0", less);
+}
+
+/* Unique of a vector, or along an axis (its slices compared whole):
+ * first[i] counts the equal elements (slices) before element i (0: it
+ * is the first of its value), rank[i] is the place of its value among
+ * the unique ones (by value when sorted, else by first occurrence), and
+ * each output gathers by rank. */
 static int op_unique(OxModel *m)
 {
     OxValue *x = dd_input(m), *y;
-    int64_t sorted = ox_attr_i(m, "sorted", 1), n, k;
+    int64_t sorted = ox_attr_i(m, "sorted", 1), n, k, dims[TL_MAX_RANK];
     const Onnx__AttributeProto *axis = ox_attr(m, "axis");
+    int64_t a = axis ? ox_attr_i(m, "axis", 0) : 0;
     TlBuf cnt, *b = &m->body;
-    char *first, *at, *rank;
+    char *first, *at, *rank, eq[200], lt[200], c[600];
     const char *xi;
 
     if (!x)
         return -1;
-    if (axis || x->rank != 1) {
-        /* TODO(issue 5): Unique along an axis (slices compared whole,
-         * test_unique_sorted_with_axis*) and of a tensor flattened. */
-        ox_unsupported(m, "only Unique of a vector without 'axis' is "
-                       "supported");
+    if (!axis && x->rank != 1) {
+        /* TODO(issue 5): Unique of a tensor flattened (no test of the
+         * suite has one). */
+        ox_unsupported(m, "Unique of a tensor of rank %d without 'axis' "
+                       "is not supported", x->rank);
         return -1;
     }
+    if (a < -x->rank || a >= x->rank) {
+        ox_unsupported(m, "axis %lld is out of range", (long long)a);
+        return -1;
+    }
+    if (a < 0)
+        a += x->rank;
     if (x->dt == DT_BOOL) {
         ox_unsupported(m, "Unique of bool values is not supported");
         return -1;
     }
-    n = x->dims[0];
+    n = x->dims[a];
     xi = x->id;
-    first = ox_ident(m, "unique_first");
     buf_init(&cnt);
-    buf_printf(&cnt, "    %s[i0] = sum(r0 in 0..%lld) select(%s[r0] == "
-               "%s[i0] && r0 < i0, 1, 0)\n", first, (long long)n, xi, xi);
+    if (x->rank == 1) {
+        snprintf(eq, sizeof eq, "%s[%%s] == %s[%%s]", xi, xi);
+        snprintf(lt, sizeof lt, "%s[%%s] < %s[%%s]", xi, xi);
+        x->used = 1;
+    } else {
+        neq_stage(m, &cnt, x, (int)a, eq, sizeof eq);
+    }
+    first = ox_ident(m, "unique_first");
+    snprintf(c, sizeof c, eq, "r0", "i0");
+    buf_printf(&cnt, "    %s[i0] = sum(r0 in 0..%lld) select(%s && r0 < "
+               "i0, 1, 0)\n", first, (long long)n, c);
     buf_printf(&cnt, "    count[] = sum(r0 in 0..%lld) select(%s[r0] == 0, "
                "1, 0)\n", (long long)n, first);
     k = count(m, &cnt, x);
@@ -208,32 +329,41 @@ static int op_unique(OxModel *m)
         return -1;
     }
     ox_comment(m);
-    /* the statement of first (its text, less the count) */
+    /* the statements of neq (along an axis) and first: the text less
+     * the count */
     buf_putn(b, cnt.s, strstr(cnt.s, "    count[]") - cnt.s);
     buf_free(&cnt);
-    x->used = 1;
+    if (x->rank > 1 && sorted)
+        order_stages(m, b, x, (int)a, lt, sizeof lt);
     /* at: where each element's value first occurs */
     at = ox_ident(m, "unique_at");
-    buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s[r0] == %s[i0] "
-               "&& %s[r0] == 0, i64(r0), 0)\n", at, (long long)n, xi, xi,
-               first);
+    snprintf(c, sizeof c, eq, "r0", "i0");
+    buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s && %s[r0] == "
+               "0, i64(r0), 0)\n", at, (long long)n, c, first);
     rank = ox_ident(m, "unique_rank");
-    if (sorted)
+    if (sorted) {
+        snprintf(c, sizeof c, lt, "r0", "i0");
         buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s[r0] == 0 "
-                   "&& %s[r0] < %s[i0], i64(1), 0)\n", rank, (long long)n,
-                   first, xi, xi);
-    else
+                   "&& %s, i64(1), 0)\n", rank, (long long)n, first, c);
+    } else {
         buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s[r0] == 0 "
                    "&& i64(r0) < %s[i0], i64(1), 0)\n", rank, (long long)n,
                    first, at);
-    if ((y = ox_out(m, 0, x->dt, 1, &k))) {
-        ox_lhs(b, y->id, 1);
-        buf_printf(b, "sum(r0 in 0..%lld) select(%s[r0] == 0 && %s[r0] == "
-                   "i0, %s[r0], %s(0))\n", (long long)n, first, rank, xi,
-                   dt_name(x->dt));
     }
-    if (!y)
+    memcpy(dims, x->dims, sizeof dims);
+    dims[a] = k;
+    if (!(y = ox_out(m, 0, x->dt, x->rank, dims)))
         return -1;
+    ox_lhs(b, y->id, x->rank);
+    buf_printf(b, "sum(r0 in 0..%lld) select(%s[r0] == 0 && %s[r0] == i%d, ",
+               (long long)n, first, rank, (int)a);
+    {
+        OxIdx idx[TL_MAX_RANK];
+        for (int i = 0; i < x->rank; i++)
+            snprintf(idx[i], sizeof idx[i], i == a ? "r0" : "i%d", i);
+        ox_read(b, x, idx);
+    }
+    buf_printf(b, ", %s(0))\n", dt_name(x->dt));
     if (m->node->n_output > 1 && *m->node->output[1]) {
         if (!(y = ox_out(m, 1, DT_I64, 1, &k)))
             return -1;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # onnx_dd.sh - ops whose output size depends on data, imported when
-# that data is bound at import: NonZero and Unique (their sizes counted
-# at import, the outputs computed by the kernel from its input) and a
+# that data is bound at import: NonZero and Unique, of a vector and
+# along an axis (their sizes counted at import, the outputs computed by
+# the kernel from its input) and a
 # Loop whose trip count is computed from float inputs (Range written as
 # a Loop).  Each model is imported with its inputs bound, run on the
 # interpreter and on cpu with them, and compared with numpy's results;
@@ -85,10 +86,10 @@ import_refused_bound zeros "node 'y' (NonZero, opset 13): the output would \
 be empty (not supported)"
 import_refused_bound big "node 'y' (NonZero, opset 13): 'x' has 5000 \
 elements (at most 4096 are supported: each output counts over all of them)"
-import_refused_bound axis "node 'y' (Unique, opset 11): only Unique of a \
-vector without 'axis' is supported"
-import_refused_bound matrix "node 'y' (Unique, opset 11): only Unique of a \
-vector without 'axis' is supported"
+import_refused_bound axis "node 'y' (Unique, opset 11): axis 2 is out of \
+range"
+import_refused_bound matrix "node 'y' (Unique, opset 11): Unique of a \
+tensor of rank 2 without 'axis' is not supported"
 import_refused_bound bool "node 'y' (Unique, opset 11): Unique of bool \
 values is not supported"
 exit 0

@@ -29,14 +29,17 @@ def model(nodes, ins, outs, inits=(), opset=13):
     return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
 
 
-def unique(x, sorted_):
+def unique(x, sorted_, axis=None):
     vals, idx, inv, cnt = np.unique(x, return_index=True,
-                                    return_inverse=True, return_counts=True)
+                                    return_inverse=True, return_counts=True,
+                                    axis=axis)
+    inv = inv.reshape(-1)
     if sorted_:
         return vals, idx, inv, cnt
     order = np.argsort(idx)
     rank = np.argsort(order)
-    return vals[order], idx[order], rank[inv], cnt[order]
+    vals = np.take(vals, order, axis=0 if axis is None else axis)
+    return vals, idx[order], rank[inv], cnt[order]
 
 
 def main():
@@ -68,6 +71,27 @@ def main():
             write(a.astype(u.dtype if j == 0 else np.int64),
                   'm%d_out%d.pb' % (k, j))
 
+    later = []
+    # 4, 5: Unique along an axis (slices compared whole): of a matrix's
+    # columns, not sorted; of a 3-D tensor along axis 0, sorted.
+    for k, s, a, shape in ((4, 0, 1, (2, 5)), (5, 1, -3, (4, 2, 2))):
+        v = rng.integers(0, 2, shape).astype(np.float32)
+        if k == 4:
+            v[:, 3] = v[:, 0]
+        else:
+            v[2] = v[0]
+        later.append(model([N('Unique', ['u'], ['y', 'idx', 'inv', 'cnt'],
+                              sorted=s, axis=a)], [vi('u', F, list(shape))],
+                           [vi('y', F, ['a'] * len(shape)),
+                            vi('idx', I64, ['u']),
+                            vi('inv', I64, [shape[a]]),
+                            vi('cnt', I64, ['u'])],
+                           opset=11))
+        write(v, 'm%d_in0.pb' % k)
+        for j, r in enumerate(unique(v, s, a % len(shape))):
+            write(r.astype(v.dtype if j == 0 else np.int64),
+                  'm%d_out%d.pb' % (k, j))
+
     # 3: Range as a Loop: the trip count ceil((limit - start) / delta)
     # computed from float inputs; the values from start and delta.
     body = H.make_graph(
@@ -88,6 +112,7 @@ def main():
     write(np.float32(6), 'm3_in1.pb')
     write(np.float32(1.25), 'm3_in2.pb')
     write(np.arange(1.5, 6, 1.25, dtype=np.float32), 'm3_out0.pb')
+    ms.extend(later)
 
     for k, m in enumerate(ms):
         onnx.checker.check_model(m)
@@ -103,7 +128,7 @@ def main():
            [vi('y', I64, ['a', 'b'])], np.zeros(3, np.float32))
     refuse('big', [N('NonZero', ['x'], ['y'])], [vi('x', F, [5000])],
            [vi('y', I64, ['a', 'b'])], np.ones(5000, np.float32))
-    refuse('axis', [N('Unique', ['x'], ['y'], axis=0)], [vi('x', F, [2, 2])],
+    refuse('axis', [N('Unique', ['x'], ['y'], axis=2)], [vi('x', F, [2, 2])],
            [vi('y', F, None)], np.ones((2, 2), np.float32), opset=11)
     refuse('matrix', [N('Unique', ['x'], ['y'])], [vi('x', F, [2, 2])],
            [vi('y', F, None)], np.ones((2, 2), np.float32), opset=11)
