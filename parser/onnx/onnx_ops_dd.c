@@ -6,12 +6,15 @@
  * (its bval, onnx_fold.c).  The size is counted then, by the
  * interpreter running a counting stage (ox_eval), and the outputs are
  * stages that compute the rest from the input, by counting too:
- *     nz_pos[i0, i1] = sum(r0 in 0..2, r1 in 0..2)
+ *     nonzero_pos[i0, i1] = sum(r0 in 0..2, r1 in 0..2)
  *         select(x[r0, r1] && r0 * 2 + r1 < i0 * 2 + i1, 1, 0)
  * is how many nonzeros come before each element, and the output reads
  * the one whose place is its column.  The kernel is then made for the
  * bound data's size, as it is for a bound shape; for a constant input
- * the stages are folded (ox_fold) like any other.  Each such stage
+ * the stages are folded (ox_fold) like any other.  TODO(issue 5):
+ * the kernel does not check that its input has the bound data's count
+ * (other data of another count gives a wrong result without an error):
+ * kernels have no assertion to stop with.  Each such stage
  * counts over the whole input per element: inputs of at most DD_MAX
  * elements.
  *
