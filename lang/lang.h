@@ -589,6 +589,11 @@ int tl_tensor_is_contiguous(const TlTensor *t);
 TlTensor *tl_tensor_contiguous(TlTensor *t);
 /* Always a new packed copy (one reference), for writing into. */
 TlTensor *tl_tensor_copy(const TlTensor *t);
+/* A 64-bit FNV-1a hash of the dtype, the shape and the elements in
+ * row-major order (views hash as their packed copy); 0 when the copy
+ * cannot be had.  tdsl import records a bound input's, so that tdsl run
+ * refuses other data for a model made for that data. */
+uint64_t tl_tensor_hash(const TlTensor *t);
 
 /* One entry of an index list for tl_tensor_slice, with Python/numpy
  * meaning.  An index (is_index) picks one element and drops the axis;

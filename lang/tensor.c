@@ -489,6 +489,31 @@ TlTensor *tl_tensor_copy(const TlTensor *t)
     return repack(t, t->dtype, copy_row);
 }
 
+uint64_t tl_tensor_hash(const TlTensor *t)
+{
+    TlTensor *c = tl_tensor_copy(t);
+    uint64_t h = 0xcbf29ce484222325ull;
+    int64_t head[TL_MAX_RANK + 2];
+    const unsigned char *p;
+    size_t n;
+
+    if (!c)
+        return 0;
+    head[0] = c->dtype;
+    head[1] = c->rank;
+    for (int i = 0; i < c->rank; i++)
+        head[2 + i] = c->shape[i];
+    p = (const unsigned char *)head;
+    for (size_t i = 0; i < (size_t)(c->rank + 2) * sizeof *head; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    p = c->data;
+    n = (size_t)tl_tensor_numel(c) * (size_t)dt_size(c->dtype);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    tl_tensor_unref(c);
+    return h;
+}
+
 TlTensor *tl_tensor_contiguous(TlTensor *t)
 {
     if (tl_tensor_is_contiguous(t))

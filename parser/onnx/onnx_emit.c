@@ -263,14 +263,15 @@ static const char *base_name(const char *p)
 }
 
 /* "# onnx-input: 'x.1' = x_1": an ONNX name that is not the tdsl one,
- * for `tdsl run` (cli/cmd_run.c reads these lines).  Characters that
+ * for `tdsl run` (cli/cmd_run.c reads these lines); the caller ends
+ * the line.  Characters that
  * cannot stand in a comment become '?'. */
 static void map_line(TlBuf *t, const char *kind, const OxValue *v)
 {
     buf_printf(t, "# onnx-%s: '", kind);
     for (const char *c = v->name; *c; c++)
         buf_putc(t, *c >= 32 && *c < 127 ? *c : '?');
-    buf_printf(t, "' = %s\n", v->id);
+    buf_printf(t, "' = %s", v->id);
 }
 
 /* "# onnx-sequence-input #0: 'xs' = xs_0, xs_1": the kernel
@@ -401,8 +402,20 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
                base_name(m->path), m->opset);
     for (int i = 0; i < m->nv; i++)
         if (m->v[i]->kind == OX_INPUT && !m->v[i]->seqelem &&
-            !m->v[i]->opt && strcmp(m->v[i]->id, m->v[i]->name))
+            !m->v[i]->opt && strcmp(m->v[i]->id, m->v[i]->name)) {
             map_line(t, "input", m->v[i]);
+            buf_putc(t, '\n');
+        }
+    /* "# onnx-bound: 'x.1' = x_1 9f0c...": an input whose data --bind
+     * gave, with its hash (tl_tensor_hash).  The model is made for that
+     * data (shapes folded, sizes counted at import), so tdsl run refuses
+     * other data for it (cli/cmd_run.c). */
+    for (int i = 0; i < m->nv; i++)
+        if (m->v[i]->kind == OX_INPUT && m->v[i]->cval) {
+            map_line(t, "bound", m->v[i]);
+            buf_printf(t, " %016llx\n",
+                       (unsigned long long)tl_tensor_hash(m->v[i]->cval));
+        }
     for (int i = 0, pos = 0; i < m->nv; i++) {
         OxValue *v = m->v[i];
         const char *what = opt_what(v, 0);
@@ -416,8 +429,10 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
         pos++;
     }
     for (int i = 0; i < nouts; i++)
-        if (!outs[i]->seqelem && strcmp(outs[i]->id, outs[i]->name))
+        if (!outs[i]->seqelem && strcmp(outs[i]->id, outs[i]->name)) {
             map_line(t, "output", outs[i]);
+            buf_putc(t, '\n');
+        }
     buf_puts(t, seqs.s ? seqs.s : "");
     buf_putc(t, '\n');
     *wts = tl_xcalloc((size_t)m->nv + 1, sizeof **wts);

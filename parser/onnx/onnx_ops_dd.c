@@ -11,10 +11,12 @@
  * is how many nonzeros come before each element, and the output reads
  * the one whose place is its column.  The kernel is then made for the
  * bound data's size, as it is for a bound shape; for a constant input
- * the stages are folded (ox_fold) like any other.  TODO(issue 5):
- * the kernel does not check that its input has the bound data's count
- * (other data of another count gives a wrong result without an error):
- * kernels have no assertion to stop with.  Each such stage
+ * the stages are folded (ox_fold) like any other.  Other data would
+ * give a wrong result without an error (kernels have no assertion to
+ * stop with), so the model's header records the bound data's hash
+ * ("# onnx-bound:", onnx_emit.c) and tdsl run refuses other data.
+ * TODO(issue 5): a kernel called from a script or linked ahead of
+ * time does not check it.  Each such stage
  * counts over the whole input per element: inputs of at most DD_MAX
  * elements.
  *

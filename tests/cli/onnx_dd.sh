@@ -49,7 +49,7 @@ grep -q '# the trip count is computed from the data bound at import' \
     e3.tdsl || fail "no note on the trip count: $(cat e3.tdsl)"
 grep -q 'cur_0\[\] = start\[\] + delta\[\]' e3.tdsl ||
     fail "the Loop's values are not computed: $(cat e3.tdsl)"
-# Other values of the same count give their own results.
+# Other values of the same count.
 $py - <<'PY' || fail "other values"
 import numpy as np
 from onnx import numpy_helper
@@ -58,7 +58,19 @@ x = numpy_helper.to_array(
 open('other.pb', 'wb').write(numpy_helper.from_array(
     (x * 3).astype(np.float32)).SerializeToString())
 PY
-"$TDSL" run e0.tdsl --in other.pb --out o.npy 2>err ||
+# The model is made for the bound data: tdsl run refuses other data
+# (the header's "# onnx-bound:" line holds the bound data's hash) ...
+grep -q "^# onnx-bound: 'x' = x [0-9a-f]\{16\}$" e0.tdsl ||
+    fail "no onnx-bound line: $(cat e0.tdsl)"
+"$TDSL" run e0.tdsl --in other.pb --out o.npy 2>err &&
+    fail "other data than the bound data was run"
+[ "$(cat err)" = "tdsl: input 'x' of 'g': not the data bound at import \
+(the model was made for the data of tdsl import --bind x=FILE; import it \
+again with --bind for this data)" ] || fail "other data: $(cat err)"
+# ... and imported again with it, runs it.
+"$TDSL" import m0.onnx -o e0b.tdsl --bind "#0=other.pb" 2>err ||
+    fail "import with other values: $(cat err)"
+"$TDSL" run e0b.tdsl --in other.pb --out o.npy 2>err ||
     fail "run with other values: $(cat err)"
 "$TDSL" import --compare o.npy m0_out0.pb 2>err ||
     fail "other values of the same zeros: $(cat err)"

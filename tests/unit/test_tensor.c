@@ -490,6 +490,42 @@ static void test_floor_div(void)
     CHECK(tl_floor_div(INT64_MIN, 2) == INT64_MIN / 2);
 }
 
+/* The hash tdsl import records of bound data: equal for equal data
+ * (a view and its packed copy too), different for another element, a
+ * transposed shape or another dtype of the same bytes. */
+static void test_hash(void)
+{
+    int64_t s23[] = {2, 3}, s32[] = {3, 2};
+    TlTensor *a = tl_tensor_new(DT_F32, 2, s23, NULL, 0);
+    TlTensor *b = tl_tensor_new(DT_F32, 2, s32, NULL, 0);
+    TlTensor *c = tl_tensor_new(DT_I32, 2, s23, NULL, 0);
+    TlTensor *v, *p;
+    int perm[] = {1, 0};
+    uint64_t h;
+
+    for (int i = 0; i < 6; i++)
+        ((float *)a->data)[i] = (float)i;
+    h = tl_tensor_hash(a);
+    CHECK(h != 0);
+    p = tl_tensor_copy(a);
+    CHECK(tl_tensor_hash(p) == h);
+    ((float *)p->data)[5] = 6.0f;
+    CHECK(tl_tensor_hash(p) != h);
+    memcpy(b->data, a->data, 6 * sizeof(float));
+    CHECK(tl_tensor_hash(b) != h);
+    memcpy(c->data, a->data, 6 * sizeof(float));
+    CHECK(tl_tensor_hash(c) != h);
+    tl_tensor_unref(p);
+    v = tl_tensor_permute(b, perm);
+    p = tl_tensor_copy(v);
+    CHECK(v && tl_tensor_hash(v) == tl_tensor_hash(p));
+    tl_tensor_unref(v);
+    tl_tensor_unref(p);
+    tl_tensor_unref(a);
+    tl_tensor_unref(b);
+    tl_tensor_unref(c);
+}
+
 static void test_print(void)
 {
     int64_t s23[] = {2, 3}, s4[] = {4}, s222[] = {2, 2, 2};
@@ -603,6 +639,7 @@ int main(void)
     test_slice();
     test_casts();
     test_floor_div();
+    test_hash();
     test_print();
     if (check_done())
         return 1;
