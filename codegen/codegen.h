@@ -520,6 +520,20 @@ LFunc *lir_pipeline_before(TlSession *s, LFunc *f, const char *stop);
  * lanes, an allocation, bounds that depend on the variable) stay as
  * they are.  Requires st to pass lir_verify; the result does too. */
 LStmt *lir_vectorize(TlSession *s, LStmt *st);
+/* The body of a `vectorized(16)` loop whose trip count is computed (the
+ * lanes of a split's tail, at most 16) as one vector for the C
+ * backend's masked form (codegen/c/emit_vmask.c): the loop's variable
+ * is ramp(lo, 1, 16) and every vector load is under the mask
+ * ramp(lo, 1, 16) < hi, so it reads only the lanes the loop runs; the
+ * stores are plain, the caller masks them.  Every access is contiguous
+ * in 4-byte elements, and the lanes past the count can neither trap
+ * nor call out.  NULL when that cannot be said (the loop is then left
+ * as it is).  lvar and lval are the scalar lets in scope (nlet, the
+ * innermost last): what they say of an index's alignment keeps an
+ * access contiguous. */
+LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
+                            const LVar *const *lvar, LExpr *const *lval,
+                            int nlet);
 
 /* pass_accum.c.  A serial loop around a nest of unrolled loops with
  * one vector store X[idx] = f(X[idx], ...), idx independent of the

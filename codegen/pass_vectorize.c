@@ -26,11 +26,14 @@
  *   one), changes as the body runs: checking it once before would let
  *   its first value stand for every later one (the last tie won, the
  *   random test's seed 13874), so the loop stays.
- *   TODO(issue 4): the lanes past a tile's last whole vector (matmul
- *   with N not a multiple of 64: 252 x 252 x 252 takes 1.60 ms against
- *   0.33 at 256, bench/README 2026-11-28) need masked vector stores in
- *   the loop IR (a store's lane mask, emitted as a masked store) to run
- *   as one vector instead of scalar lanes.
+ *   The lanes past a tile's last whole vector are a loop of its own
+ *   after partitioning (a computed trip count below 16), which the C
+ *   backend runs as one masked vector on AVX-512 with the body
+ *   lir_vectorize_masked gives (codegen/c/emit_vmask.c): matmul 252
+ *   1.63 -> 0.62 ms against 0.34 at 256.  TODO(issue 4): the rest is
+ *   the partial panel's tile, which is not kept in registers (its jv
+ *   loop is partitioned before pass_accum sees it: C is read and
+ *   written every k step; 240, all whole vectors, takes 0.51 ms).
  * - Anything else the vector form cannot say (an allocation, a loop
  *   whose bounds depend on the variable, a nested vector loop, an else
  *   under a guard, a width that is not a power of two from 2 to 64)
@@ -161,6 +164,13 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a < 0 ? -a : a;
 }
 
+/* The lets in scope where the C backend builds a masked tail
+ * (lir_vectorize_masked): after hoisting, a tail's index is a sum of
+ * lets whose values say its alignment.  NULL in the pass. */
+static const LVar *const *env_var;
+static LExpr *const *env_val;
+static int env_n;
+
 /* What is known of e modulo something: e = r (mod m), m = 0 meaning
  * e = r exactly.  Only sums, products by constants and widening casts
  * of integers are followed (no wraparound, as for ramps). */
@@ -169,6 +179,13 @@ static void align(const LExpr *e, int64_t *m, int64_t *r)
     int64_t m1, r1, m2, r2;
 
     switch (e->kind) {
+    case LE_VAR:
+        for (int i = env_n - 1; i >= 0; i--)
+            if (env_var[i] == e->var) {
+                align(env_val[i], m, r);
+                return;
+            }
+        break;
     case LE_INT:
         *m = 0;
         *r = e->ival;
@@ -661,4 +678,130 @@ LStmt *lir_vectorize(TlSession *s, LStmt *st)
     m.s = s;
     m.stmt[LS_FOR] = on_for;
     return lir_mutate_stmt(&m, st);
+}
+
+/* --- the lanes of a tail: one masked vector (codegen/c/emit_vmask.c) */
+
+typedef struct Mk {
+    LExpr *mask;
+    int ok;
+} Mk;
+
+/* idx is ramp(base, 1) over 4-byte elements: one masked instruction
+ * moves it on AVX-512. */
+static int dense4(const LExpr *idx, TlDType dt)
+{
+    return dt != DT_BOOL && dt_size(dt) == 4 && idx->kind == LE_RAMP &&
+           idx->b->kind == LE_INT && idx->b->ival == 1;
+}
+
+/* The lanes past the trip count compute on zeros and ramps past the
+ * end: nothing there may trap or be undefined in C (an integer
+ * division by 0, a float out of an integer's range), call out, or read
+ * other than through a masked load.  Math calls are left out too: the
+ * C prelude holds the vector forms of the calls the function had. */
+static int mk_expr(LVisitor *v, const LExpr *e)
+{
+    Mk *k = v->ctx;
+
+    if (e->type.lanes == 1)
+        return 1;
+    switch (e->kind) {
+    case LE_LOAD:
+        k->ok &= e->nargs == 1 && dense4(e->args[0], e->type.dt);
+        break;
+    case LE_BINARY:
+        /* By a constant other than 0 and -1 it cannot trap. */
+        k->ok &= (e->op != LO_DIV && e->op != LO_MOD) ||
+                 dt_is_float(e->type.dt) ||
+                 (e->b->kind == LE_BROADCAST && e->b->a->kind == LE_INT &&
+                  e->b->a->ival != 0 && e->b->a->ival != -1);
+        break;
+    case LE_CAST:
+        k->ok &= !dt_is_float(e->a->type.dt) || dt_is_float(e->type.dt);
+        break;
+    case LE_CALL:
+        k->ok = 0;      /* also: its vector form may not be in the prelude */
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int mk_stmt(LVisitor *v, const LStmt *st)
+{
+    Mk *k = v->ctx;
+
+    if (st->kind == LS_STORE)
+        k->ok &= st->nargs == 1 && st->a->type.lanes == 16 &&
+                 dense4(st->args[0], st->var->type.dt);
+    k->ok &= st->kind != LS_ALLOC;
+    return 1;
+}
+
+/* A vector load reads only the lanes under the mask (a select whose
+ * branch loads is lazy in the C backend: emit_vec.c's masked load). */
+static LExpr *mk_load(LMutator *m, LExpr *e)
+{
+    Mk *k = m->ctx;
+
+    e = lir_mutate_expr_children(m, e);
+    if (e->type.lanes == 1)
+        return e;
+    return lir_select(m->s, k->mask, e, lir_const(m->s, e->type, 0));
+}
+
+LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
+                            const LVar *const *lvar, LExpr *const *lval,
+                            int nlet)
+{
+    LVisitor v;
+    LMutator m;
+    Mk k = {NULL, 1};
+    Vz *z;
+    LStmt *body;
+
+    int half = 0;
+
+    if (st->kind != LS_FOR || st->loop != LP_VECTORIZED || st->width != 16)
+        return NULL;
+    v.ctx = &half;
+    v.expr = half_expr;
+    v.stmt = half_stmt;
+    lir_visit_stmt(&v, st);
+    if (half)
+        return NULL;
+    z = arena_alloc(&s->arena, sizeof *z);
+    memset(z, 0, sizeof *z);
+    z->s = s;
+    z->v = st->var;
+    z->lo = st->a;
+    z->w = 16;
+    z->body = st->body;
+    env_var = lvar;
+    env_val = lval;
+    env_n = nlet;
+    body = vstmt(z, st->body);
+    env_n = 0;
+    /* A guard on the lanes would need its own mask. */
+    if (z->fail || z->all || !lanes_independent(z))
+        return NULL;
+    body = lir_simplify(s, body);
+    memset(&v, 0, sizeof v);
+    v.ctx = &k;
+    v.expr = mk_expr;
+    v.stmt = mk_stmt;
+    lir_visit_stmt(&v, body);
+    if (!k.ok)
+        return NULL;
+    k.mask = lir_binary(s, LO_LT,
+                        lir_ramp(s, st->a, lir_int(s, st->a->type.dt, 1),
+                                 16),
+                        lir_broadcast(s, st->b, 16));
+    memset(&m, 0, sizeof m);
+    m.s = s;
+    m.ctx = &k;
+    m.expr[LE_LOAD] = mk_load;
+    return lir_mutate_stmt(&m, body);
 }

@@ -509,7 +509,7 @@ int cgc_aot_source(TlSession *s, TlKernelInfo *k, const char *sym,
                   "#endif\n");
     buf_printf(out, "void %s__entry(void *const *args);\n", sym);
     buf_printf(out, "#define tdsl_entry %s__entry\n", sym);
-    cgc_emit(out, ck->fn);
+    cgc_emit(s, out, ck->fn);
     buf_puts(out, "#undef tdsl_entry\n");
     wrapper(out, k, ck, sym);
     return 0;

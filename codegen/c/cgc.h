@@ -218,7 +218,10 @@ TL_INTERNAL void cgc_bcmul_restore(int was);
 /* emit.c: appends a C99 translation unit for f, with an entry point
  * `void tdsl_entry(void *const *args)` taking a pointer per parameter
  * (to the value for scalars, the data pointer itself for buffers). */
-TL_INTERNAL void cgc_emit(TlBuf *out, const LFunc *f);
+TL_INTERNAL void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f);
+/* emit.c, for emit_vmask.c: a statement (a block's items in turn). */
+TL_INTERNAL void cgc_stmt(TlBuf *b, const LStmt *st, int ind,
+                          const char *outer);
 
 /* emit.c, for emit_vec.c: a scalar or vector expression, the C type
  * of a scalar dtype, a name with `.` written `__`. */
@@ -236,6 +239,21 @@ TL_INTERNAL void cgc_vec_prelude(TlBuf *b, const LFunc *f);
 TL_INTERNAL void cgc_vexpr(TlBuf *b, const LExpr *e);
 TL_INTERNAL void cgc_vstore(TlBuf *b, const LStmt *st);
 TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
+/* Whether the prelude has the 16-lane types and masked moves. */
+TL_INTERNAL int cgc_vec_has16(void);
+/* While set (the C name of an unsigned short bitmask), cgc_vstore
+ * writes its contiguous 16 lanes of 4 bytes under it (tl_mst16). */
+TL_INTERNAL void cgc_vstore_mask(const char *k);
+
+/* emit_vmask.c: the lanes of a split's tail (a `vectorized(16)` loop
+ * with a computed trip count) as one masked vector where the target
+ * has AVX-512, the loop as it is elsewhere; 0 when it does not apply
+ * (the caller then writes the loop).  lvar/lval: the scalar lets in
+ * scope (lir_vectorize_masked). */
+TL_INTERNAL int cgc_vmask_loop(TlSession *s, TlBuf *b, const LStmt *st,
+                               int ind, const char *outer,
+                               const LVar *const *lvar, LExpr *const *lval,
+                               int nlet);
 
 /* emit_vmath.c: for a math call e on f32 lanes that has a vector
  * helper, the helper's name after `tl_f32x<W>_` and its bit in a set

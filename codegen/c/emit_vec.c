@@ -226,9 +226,10 @@ static void hw_minmax(TlBuf *b, const char *dt, int w)
     }
 }
 
-/* A masked load of 16 lanes of 4 bytes in one instruction where the
- * target has AVX-512 (lanes outside the mask are not read, so a load
- * that straddles a buffer's edge is safe; they are 0).  The builtins
+/* A masked load (and store, tl_mst16, whose mask is a bitmask) of 16
+ * lanes of 4 bytes in one instruction where the target has AVX-512
+ * (lanes outside the mask are not read or written, so a move that
+ * straddles a buffer's edge is safe; loaded ones are 0).  The builtins
  * are the ones both GCC's and Clang's immintrin.h wrap: including the
  * header would cost cc 0.25 s per kernel. */
 static const char mld16[] =
@@ -245,7 +246,22 @@ static const char mld16[] =
     "                                                (tl_v16sf){0}, k);\n"
     "    __builtin_memcpy(r, &v, 64);\n"
     "}\n"
+    "#define TL_MST16 1\n"
+    "TL_HELPER void tl_mst16(void *p, const void *v, unsigned short k)\n"
+    "{\n"
+    "    typedef float tl_v16sf __attribute__((vector_size(64)));\n"
+    "    tl_v16sf x;\n"
+    "    __builtin_memcpy(&x, v, 64);\n"
+    "    __builtin_ia32_storeups512_mask((float *)p, x, k);\n"
+    "}\n"
     "#else\n"
+    "#define TL_MST16 0\n"
+    "TL_HELPER void tl_mst16(void *p, const void *v, unsigned short k)\n"
+    "{\n"
+    "    (void)p;\n"
+    "    (void)v;\n"
+    "    (void)k;\n"
+    "}\n"
     "#define TL_MLD16 0\n"
     "TL_HELPER void tl_mld16(void *r, const void *p, tl_mx16 m)\n"
     "{\n"
@@ -254,6 +270,20 @@ static const char mld16[] =
     "    (void)m;\n"
     "}\n"
     "#endif\n";
+
+/* Set by the prelude of the function being emitted. */
+static int has16;
+static const char *store_mask;
+
+int cgc_vec_has16(void)
+{
+    return has16;
+}
+
+void cgc_vstore_mask(const char *k)
+{
+    store_mask = k;
+}
 
 void cgc_vec_prelude(TlBuf *b, const LFunc *f)
 {
@@ -265,6 +295,8 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
     v.expr = see_expr;
     v.stmt = see_stmt;
     lir_visit_stmt(&v, f->body);
+    has16 = 0;
+    store_mask = NULL;
     if (!s.n)
         return;
     buf_puts(b, vec_macros);
@@ -284,6 +316,7 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
     }
     for (int i = 0; i < s.n; i++)
         if (s.ws[i] == 16) {
+            has16 = 1;
             buf_puts(b, mld16);
             buf_puts(b, cgc_bcmul_helper);
         }
@@ -865,6 +898,19 @@ void cgc_vstore(TlBuf *b, const LStmt *st)
     const LExpr *idx = st->args[0], *base = dense(idx, st->var->type.dt);
     LType t = st->a->type;
 
+    if (store_mask) {
+        TL_ASSERT(base && t.lanes == 16 && dt_size(t.dt) == 4);
+        buf_puts(b, "{ ");
+        vtype(b, t);
+        buf_puts(b, " tl_v1 = ");
+        cgc_expr(b, st->a);
+        buf_puts(b, "; tl_mst16(&");
+        cgc_name(b, st->var->name);
+        buf_putc(b, '[');
+        cgc_expr(b, base);
+        buf_printf(b, "], &tl_v1, %s); }\n", store_mask);
+        return;
+    }
     if (base) {
         vtype(b, t);
         buf_puts(b, "_st(&");

@@ -276,7 +276,7 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     if (!fn) {
         double t0 = now_s();
         buf_init(&src);
-        cgc_emit(&src, ck->fn);
+        cgc_emit(s, &src, ck->fn);
         fn = cgc_jit(s, src.s, call_loc);
         buf_free(&src);
         if (!fn)
