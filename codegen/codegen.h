@@ -523,11 +523,11 @@ LStmt *lir_vectorize(TlSession *s, LStmt *st);
 /* The body of a `vectorized(16)` loop whose trip count is computed (the
  * lanes of a split's tail, at most 16) as one vector for the C
  * backend's masked form (codegen/c/emit_vmask.c): the loop's variable
- * is ramp(lo, 1, 16) and every vector load is under the mask
- * ramp(lo, 1, 16) < hi, so it reads only the lanes the loop runs; the
- * stores are plain, the caller masks them.  Every access is contiguous
- * in 4-byte elements, and the lanes past the count can neither trap
- * nor call out.  NULL when that cannot be said (the loop is then left
+ * is ramp(lo, 1, 16), and its vector loads and stores are plain: the
+ * caller runs every one under the mask of the lanes below hi - lo (one
+ * bitmask, one instruction each), so it moves only the lanes the loop
+ * runs.  Every vector access is contiguous in 4-byte elements, and the
+ * lanes past the count can neither trap nor call out.  NULL when that cannot be said (the loop is then left
  * as it is).  lvar and lval are the scalar lets in scope (nlet, the
  * innermost last): what they say of an index's alignment keeps an
  * access contiguous. */

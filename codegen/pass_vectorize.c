@@ -683,7 +683,6 @@ LStmt *lir_vectorize(TlSession *s, LStmt *st)
 /* --- the lanes of a tail: one masked vector (codegen/c/emit_vmask.c) */
 
 typedef struct Mk {
-    LExpr *mask;
     int ok;
 } Mk;
 
@@ -740,28 +739,14 @@ static int mk_stmt(LVisitor *v, const LStmt *st)
     return 1;
 }
 
-/* A vector load reads only the lanes under the mask (a select whose
- * branch loads is lazy in the C backend: emit_vec.c's masked load). */
-static LExpr *mk_load(LMutator *m, LExpr *e)
-{
-    Mk *k = m->ctx;
-
-    e = lir_mutate_expr_children(m, e);
-    if (e->type.lanes == 1)
-        return e;
-    return lir_select(m->s, k->mask, e, lir_const(m->s, e->type, 0));
-}
-
 LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
                             const LVar *const *lvar, LExpr *const *lval,
                             int nlet)
 {
     LVisitor v;
-    LMutator m;
-    Mk k = {NULL, 1};
+    Mk k = {1};
     Vz *z;
     LStmt *body;
-
     int half = 0;
 
     if (st->kind != LS_FOR || st->loop != LP_VECTORIZED || st->width != 16)
@@ -795,13 +780,5 @@ LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
     lir_visit_stmt(&v, body);
     if (!k.ok)
         return NULL;
-    k.mask = lir_binary(s, LO_LT,
-                        lir_ramp(s, st->a, lir_int(s, st->a->type.dt, 1),
-                                 16),
-                        lir_broadcast(s, st->b, 16));
-    memset(&m, 0, sizeof m);
-    m.s = s;
-    m.ctx = &k;
-    m.expr[LE_LOAD] = mk_load;
-    return lir_mutate_stmt(&m, body);
+    return body;
 }

@@ -242,7 +242,8 @@ TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
 /* Whether the prelude has the 16-lane types and masked moves. */
 TL_INTERNAL int cgc_vec_has16(void);
 /* While set (the C name of an unsigned short bitmask), cgc_vstore
- * writes its contiguous 16 lanes of 4 bytes under it (tl_mst16). */
+ * writes its contiguous 16 lanes of 4 bytes under it (tl_mst16), and
+ * cgc_vexpr reads every vector load's under it (tl_mldk16). */
 TL_INTERNAL void cgc_vstore_mask(const char *k);
 
 /* emit_vmask.c: the lanes of a split's tail (a `vectorized(16)` loop

@@ -5,10 +5,10 @@
  * 16), which ran lane by lane: matmul 252 x 252 spent 1.6 of its
  * 2.0 ms there against 0.37 for 256 (bench/README.md 2026-11-29).
  * Where the target has AVX-512 and n is 1 to 16, the body runs once
- * as vector code (pass_vectorize.c's lir_vectorize_masked: loads under
- * the mask of the lanes below n, which read nothing past them) with
- * its stores under the same mask (tl_mst16); else the loop runs as it
- * was.  Each lane below n computes what the loop computed, by the
+ * as vector code (pass_vectorize.c's lir_vectorize_masked) whose loads
+ * and stores move only the lanes below n, under one bitmask (tl_mldk16,
+ * tl_mst16: nothing past them is read or written); else the loop runs
+ * as it was.  Each lane below n computes what the loop computed, by the
  * same operations, and the others store nothing.  n of 0 takes the
  * loop (which then does nothing): the vector code would still read
  * the scalars its body reads.
