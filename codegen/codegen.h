@@ -527,10 +527,10 @@ LStmt *lir_vectorize(TlSession *s, LStmt *st);
  * caller runs every one under the mask of the lanes below hi - lo (one
  * bitmask, one instruction each), so it moves only the lanes the loop
  * runs.  Every vector access is contiguous in 4-byte elements, and the
- * lanes past the count can neither trap nor call out.  NULL when that cannot be said (the loop is then left
- * as it is).  lvar and lval are the scalar lets in scope (nlet, the
- * innermost last): what they say of an index's alignment keeps an
- * access contiguous. */
+ * lanes past the count can neither trap nor call out.  NULL when that
+ * cannot be said (the loop is then left as it is).  lvar and lval are
+ * the scalar lets in scope (nlet, the innermost last): what they say of
+ * an index's alignment keeps an access contiguous. */
 LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
                             const LVar *const *lvar, LExpr *const *lval,
                             int nlet);
