@@ -5,7 +5,8 @@
  * tree's kernel per process, so a comparison of two builds there is two
  * runs under different load.  Here every .so given is loaded into one
  * process and, for each sample, each is called in turn (the first one
- * rotating), so load changes hit all of them alike.  A sample is the
+ * rotating), so load changes hit all of them alike; every one writes
+ * the same output buffer then, at the same alignment.  A sample is the
  * thread CPU time (CLOCK_THREAD_CPUTIME_ID: time the machine's other
  * jobs take is not counted) of REPS calls; the median of SAMPLES
  * samples is printed in ms per call.  The results of every .so must be
@@ -54,6 +55,15 @@ static int env_int(const char *name, int def, int max)
     return n < 1 ? 1 : n > max ? max : n;
 }
 
+/* n floats at a multiple of 64 bytes: where a row starts within a
+ * cache line changes a kernel's time (240 x 240 by 10%). */
+static float *alloc64(size_t n)
+{
+    void *p = NULL;
+
+    return posix_memalign(&p, 64, n * sizeof(float)) ? NULL : p;
+}
+
 /* One size: every kernel once (a warm-up, and the results compared),
  * then the samples.  0 when the results differ or a call fails. */
 static int run_size(MmFn *fn, const char *const *so, int nso, int n,
@@ -61,7 +71,7 @@ static int run_size(MmFn *fn, const char *const *so, int nso, int n,
 {
     size_t nn = (size_t)n * (size_t)n;
     int64_t shape[2] = {n, n};
-    float *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b);
+    float *a = alloc64(nn), *b = alloc64(nn);
     float *c[MAX_SO];
     static double t[MAX_SO][MAX_SAMPLES];
     int ok = a && b;
@@ -71,7 +81,7 @@ static int run_size(MmFn *fn, const char *const *so, int nso, int n,
         b[i] = (float)((i * 5) % 11) - 5.0f;
     }
     for (int s = 0; s < nso; s++) {
-        c[s] = malloc(nn * sizeof *c[s]);
+        c[s] = alloc64(nn);
         ok = ok && c[s] &&
              fn[s](a, shape, NULL, b, shape, NULL, c[s], shape, NULL) == 0;
         if (ok && s && memcmp(c[s], c[0], nn * sizeof *c[s])) {
@@ -86,7 +96,7 @@ static int run_size(MmFn *fn, const char *const *so, int nso, int n,
             double t0 = thread_s();
 
             for (int k = 0; k < reps; k++)
-                fn[s](a, shape, NULL, b, shape, NULL, c[s], shape, NULL);
+                fn[s](a, shape, NULL, b, shape, NULL, c[0], shape, NULL);
             t[s][r] = (thread_s() - t0) / reps * 1e3;
         }
     if (ok) {
