@@ -30,18 +30,19 @@
  *   after partitioning (a computed trip count below 16), which the C
  *   backend runs as one masked vector on AVX-512 with the body
  *   lir_vectorize_masked gives (codegen/c/emit_vmask.c): matmul 252
- *   1.65 -> 0.60 ms against 0.33 at 256 (bench/README.md 2026-11-29).
+ *   1.65 -> 0.56 ms against 0.33 at 256 (bench/README.md 2026-11-29).
  *   TODO(issue 4): the rest is the partial panel's tile, which is not
  *   kept in registers: partitioning makes its ii loop serial and splits
  *   its jv loop into whole vectors and the tail before pass_accum sees
  *   it, so C is read and written every k step (240, all whole vectors,
- *   0.43 ms against 0.33 at 256; 500 3.6 against 2.7 at 512).  Keeping
+ *   0.37 ms against 0.33 at 256; 500 3.7 against 2.7 at 512).  Keeping
  *   it needs a masked vector store in the loop IR: the tail panel left
  *   unpartitioned and unrolled, its lane guard `ramp < n` made the
  *   mask of its stores and of C's loads (Bp is padded to whole panels,
  *   but its loads would need the mask too unless their bounds are
  *   proved), and pass_accum loading the tile under the mask before k
- *   and storing it under the mask after.
+ *   and storing it under the mask after (by hand in the generated C:
+ *   240 0.36 -> 0.30, 252 0.58 -> 0.33, 500 3.7 -> 2.7 ms).
  * - Anything else the vector form cannot say (an allocation, a loop
  *   whose bounds depend on the variable, a nested vector loop, an else
  *   under a guard, a width that is not a power of two from 2 to 64)
