@@ -312,9 +312,32 @@ OxOpFn ox_grid_op(const char *name);
 OxOpFn ox_text_op(const char *name);
 OxOpFn ox_quant_op(const char *name);
 OxOpFn ox_control_op(const char *name);
+OxOpFn ox_scan_op(const char *name);
 OxOpFn ox_seq_op(const char *name);
 OxOpFn ox_opt_op(const char *name);
 OxOpFn ox_dd_op(const char *name);
+/* Subgraphs imported in line (onnx_ops_control.c), for Loop, Scan and
+ * SequenceMap: body g once, its inputs ins[nin], the values of its
+ * outputs in outs[g->n_output]; the names it defines get `suffix`,
+ * its nodes' comments and messages say `where` ("iteration 2 of Loop
+ * 'y'").  ox_unroll_check refuses (-1, after a message) `iters`
+ * iterations of g beyond OX_MAX_UNROLL or OX_MAX_NODES nodes in all;
+ * ox_graph_attr is the node's graph attribute (NULL after a message);
+ * ox_node_label the node's name for messages and comments. */
+#define OX_MAX_UNROLL 1024
+int ox_body_import(OxModel *m, const Onnx__GraphProto *g, OxValue **ins,
+                   size_t nin, const char *suffix, const char *where,
+                   OxValue **outs);
+int ox_unroll_check(OxModel *m, const Onnx__GraphProto *g, int64_t iters);
+const Onnx__GraphProto *ox_graph_attr(OxModel *m, const char *name);
+const char *ox_node_label(const OxModel *m);
+/* Iteration `it` of the node's body: the suffix of the names it
+ * defines ("TAG@2"), its place in messages ("iteration 2 of Loop 'y'";
+ * `what`: "iteration" or "element"), and its comment in the kernel. */
+#define OX_SUFFIX_LEN 64
+#define OX_WHERE_LEN 300
+void ox_body_iter(OxModel *m, const char *what, const char *tag,
+                  int64_t it, char *suffix, char *where);
 /* BatchNormalization in training mode (onnx_ops_misc.c). */
 int ox_batchnorm_training(OxModel *m);
 

@@ -1,6 +1,7 @@
 /*
- * onnx_ops_control.c - If, Loop, Scan and SequenceMap, whose subgraphs
- * are imported in line: the nodes of a body become stages of the
+ * onnx_ops_control.c - If, Loop and SequenceMap, whose subgraphs
+ * are imported in line (ox_body_import, which Scan uses too:
+ * onnx_ops_scan.c): the nodes of a body become stages of the
  * kernel like any other node's, once per iteration (per element for
  * SequenceMap), named by iteration (`sum_out_0`, `sum_out_1`, ...), the
  * way RNN/GRU/LSTM are unrolled over their steps.  A kernel has no loop
@@ -25,9 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most iterations a Loop or Scan is unrolled to, and how deep
- * subgraphs may nest. */
-#define OX_MAX_UNROLL 1024
+/* How deep subgraphs may nest (the most iterations a body is unrolled
+ * to is OX_MAX_UNROLL, onnx_int.h). */
 #define OX_MAX_DEPTH 16
 
 struct OxScope {
@@ -84,7 +84,7 @@ static OxValue *scalar_const(OxModel *m, const char *name, TlDType dt,
  * outputs in outs[g->n_output].  The names it defines get `suffix`;
  * its nodes' comments and messages say `where` ("iteration 2 of Loop
  * 'y'"). */
-static int import_body(OxModel *m, const Onnx__GraphProto *g,
+int ox_body_import(OxModel *m, const Onnx__GraphProto *g,
                        OxValue **ins, size_t nin, const char *suffix,
                        const char *where, OxValue **outs)
 {
@@ -188,7 +188,7 @@ done:
 /* Refuses (-1, after a message) to unroll body g `iters` times when
  * that is more than OX_MAX_UNROLL iterations or would make the graph
  * larger than OX_MAX_NODES nodes, before any is imported. */
-static int too_many(OxModel *m, const Onnx__GraphProto *g, int64_t iters)
+int ox_unroll_check(OxModel *m, const Onnx__GraphProto *g, int64_t iters)
 {
     if (iters > OX_MAX_UNROLL) {
         ox_unsupported(m, "more than %d iterations (the most a loop is "
@@ -204,7 +204,7 @@ static int too_many(OxModel *m, const Onnx__GraphProto *g, int64_t iters)
 }
 
 /* The node's graph attribute `name`; NULL after a message. */
-static const Onnx__GraphProto *graph_attr(OxModel *m, const char *name)
+const Onnx__GraphProto *ox_graph_attr(OxModel *m, const char *name)
 {
     const Onnx__AttributeProto *a = ox_attr(m, name);
 
@@ -217,7 +217,7 @@ static const Onnx__GraphProto *graph_attr(OxModel *m, const char *name)
 
 /* The node's name for messages and comments (a subgraph's node's own,
  * without the iteration import_body adds). */
-static const char *node_label(const OxModel *m)
+const char *ox_node_label(const OxModel *m)
 {
     const Onnx__NodeProto *n = m->node;
     if (m->label)
@@ -227,12 +227,21 @@ static const char *node_label(const OxModel *m)
                                          : "?";
 }
 
+void ox_body_iter(OxModel *m, const char *what, const char *tag,
+                  int64_t it, char *suffix, char *where)
+{
+    snprintf(suffix, OX_SUFFIX_LEN, "%s@%lld", tag, (long long)it);
+    snprintf(where, OX_WHERE_LEN, "%s %lld of %s '%s'", what, (long long)it,
+             m->node->op_type, ox_node_label(m));
+    buf_printf(&m->body, "    # %s %lld\n", what, (long long)it);
+}
+
 /* If: the branch its condition takes when that is known at import;
  * else both, and a select per output. */
 static int op_if(OxModel *m)
 {
-    const Onnx__GraphProto *gt = graph_attr(m, "then_branch");
-    const Onnx__GraphProto *ge = gt ? graph_attr(m, "else_branch") : NULL;
+    const Onnx__GraphProto *gt = ox_graph_attr(m, "then_branch");
+    const Onnx__GraphProto *ge = gt ? ox_graph_attr(m, "else_branch") : NULL;
     OxValue *c = ox_need_in(m, 0);
     OxValue **ot, **oe;
     char where[300];
@@ -257,10 +266,10 @@ static int op_if(OxModel *m)
         int64_t zero[TL_MAX_RANK] = {0};
         int taken = tl_tensor_get_f64(c->cval, c->rank ? zero : NULL) != 0;
         snprintf(where, sizeof where, "%s branch of If '%s'",
-                 taken ? "then" : "else", node_label(m));
+                 taken ? "then" : "else", ox_node_label(m));
         buf_printf(&m->body, "    # the condition is known: the %s "
                    "branch\n", taken ? "then" : "else");
-        if (import_body(m, taken ? gt : ge, NULL, 0, "", where,
+        if (ox_body_import(m, taken ? gt : ge, NULL, 0, "", where,
                         taken ? ot : oe) < 0)
             goto done;
         for (size_t i = 0; i < m->node->n_output; i++)
@@ -269,11 +278,11 @@ static int op_if(OxModel *m)
         rc = 0;
         goto done;
     }
-    snprintf(where, sizeof where, "then branch of If '%s'", node_label(m));
-    if (import_body(m, gt, NULL, 0, "", where, ot) < 0)
+    snprintf(where, sizeof where, "then branch of If '%s'", ox_node_label(m));
+    if (ox_body_import(m, gt, NULL, 0, "", where, ot) < 0)
         goto done;
-    snprintf(where, sizeof where, "else branch of If '%s'", node_label(m));
-    if (import_body(m, ge, NULL, 0, "", where, oe) < 0)
+    snprintf(where, sizeof where, "else branch of If '%s'", ox_node_label(m));
+    if (ox_body_import(m, ge, NULL, 0, "", where, oe) < 0)
         goto done;
     for (size_t i = 0; i < m->node->n_output; i++) {
         OxValue *a = ot[i], *b = oe[i], *y;
@@ -340,12 +349,12 @@ static int known(const OxValue *v, int64_t *x)
 static int op_loop(OxModel *m)
 {
     const Onnx__NodeProto *n = m->node;
-    const Onnx__GraphProto *g = graph_attr(m, "body");
+    const Onnx__GraphProto *g = ox_graph_attr(m, "body");
     OxValue *tc = ox_in(m, 0), *cond = ox_in(m, 1);
     OxValue **vals, **ins, **outs, ***scans = NULL;
     int64_t trip = -1, go = 1, it;
     size_t N, K;
-    char where[300], suffix[32];
+    char where[OX_WHERE_LEN], suffix[OX_SUFFIX_LEN];
     int rc = -1;
 
     if (!g)
@@ -389,7 +398,7 @@ static int op_loop(OxModel *m)
     }
     /* (with a condition, the count may be a bound it never reaches:
      * INT64_MAX for a while loop) */
-    if (!cond && too_many(m, g, trip) < 0)
+    if (!cond && ox_unroll_check(m, g, trip) < 0)
         goto done;
     ox_comment(m);
     if ((tc && !tc->cval) || (cond && !cond->cval))
@@ -398,12 +407,9 @@ static int op_loop(OxModel *m)
                    tc && !tc->cval ? "trip count" : "condition");
     for (it = 0; go && (trip < 0 || it < trip); it++) {
         char *nm;
-        if (it == OX_MAX_UNROLL && too_many(m, g, it + 1) < 0)
+        if (it == OX_MAX_UNROLL && ox_unroll_check(m, g, it + 1) < 0)
             goto done;
-        snprintf(suffix, sizeof suffix, "@%lld", (long long)it);
-        snprintf(where, sizeof where, "iteration %lld of Loop '%s'",
-                 (long long)it, node_label(m));
-        buf_printf(&m->body, "    # iteration %lld\n", (long long)it);
+        ox_body_iter(m, "iteration", "", it, suffix, where);
         nm = ox_fresh(m, g->input[0]->name ? g->input[0]->name : "iter",
                    suffix);
         ins[0] = scalar_const(m, nm, DT_I64, it);
@@ -414,7 +420,7 @@ static int op_loop(OxModel *m)
         free(nm);
         for (size_t j = 0; j < N; j++)
             ins[2 + j] = vals[j];
-        if (import_body(m, g, ins, N + 2, suffix, where, outs) < 0)
+        if (ox_body_import(m, g, ins, N + 2, suffix, where, outs) < 0)
             goto done;
         if (known(outs[0], &go) < 0) {
             ox_unsupported(m, "the condition the body computes ('%s') is "
@@ -432,7 +438,7 @@ static int op_loop(OxModel *m)
                        "shapes are not known");
         goto done;
     }
-    buf_printf(&m->body, "    # the results of Loop '%s'\n", node_label(m));
+    buf_printf(&m->body, "    # the results of Loop '%s'\n", ox_node_label(m));
     for (size_t j = 0; j < N; j++)
         if (ox_give(m, (int)j, vals[j]) < 0)
             goto done;
@@ -451,276 +457,15 @@ done:
     return rc;
 }
 
-/* Scan's attribute `name`: n entries, each 0 when absent. */
-static int scan_ints(OxModel *m, const char *name, int64_t *out, size_t n)
-{
-    int k;
-
-    memset(out, 0, n * sizeof *out);
-    if (!ox_attr(m, name))
-        return 0;
-    if ((k = ox_attr_ints(m, name, out, (int)n)) != (int)n) {
-        ox_unsupported(m, "'%s' must have %zu entries", name, n);
-        return -1;
-    }
-    return 0;
-}
-
-/* The iterations of one Scan (for opset 8: of one batch entry): the
- * states st[N] and scan inputs xs[M] in; the final states in st, the
- * stacked scan outputs in ys[K] (as node outputs when out0 >= 0: N +
- * k). */
-typedef struct ScanSpec {
-    const Onnx__GraphProto *g;
-    size_t N, M, K;
-    int64_t in_axis[TL_MAX_RANK * 4], in_rev[TL_MAX_RANK * 4];
-    int64_t out_axis[TL_MAX_RANK * 4], out_rev[TL_MAX_RANK * 4];
-} ScanSpec;
-
-static int scan_run(OxModel *m, const ScanSpec *sp, OxValue **st,
-                    OxValue **xs, const char *tag, int as_outputs,
-                    OxValue **ys)
-{
-    size_t N = sp->N, M = sp->M, K = sp->K;
-    int64_t T = -1;
-    OxValue **ins = tl_xcalloc(N + M + 1, sizeof *ins);
-    OxValue **outs = tl_xcalloc(N + K + 1, sizeof *outs);
-    OxValue ***per = tl_xcalloc(K + 1, sizeof *per);
-    char suffix[64], where[300];
-    int rc = -1;
-
-    for (size_t j = 0; j < M; j++) {
-        int64_t a = sp->in_axis[j];
-        if (a < 0)
-            a += xs[j]->rank;
-        if (a < 0 || a >= xs[j]->rank) {
-            ox_unsupported(m, "scan input axis %lld is out of range",
-                           (long long)sp->in_axis[j]);
-            goto done;
-        }
-        if (T >= 0 && xs[j]->dims[a] != T) {
-            ox_unsupported(m, "the scan inputs have different lengths");
-            goto done;
-        }
-        T = xs[j]->dims[a];
-    }
-    if (too_many(m, sp->g, T) < 0)
-        goto done;
-    if (T == 0 && K) {
-        ox_unsupported(m, "the scan inputs are empty, so the scan outputs' "
-                       "shapes are not known");
-        goto done;
-    }
-    for (size_t k = 0; k < K; k++)
-        per[k] = tl_xcalloc((size_t)T + 1, sizeof **per);
-    for (int64_t t = 0; t < T; t++) {
-        snprintf(suffix, sizeof suffix, "%s@%lld", tag, (long long)t);
-        snprintf(where, sizeof where, "iteration %lld of Scan '%s'",
-                 (long long)t, node_label(m));
-        buf_printf(&m->body, "    # iteration %lld\n", (long long)t);
-        for (size_t j = 0; j < N; j++)
-            ins[j] = st[j];
-        for (size_t j = 0; j < M; j++) {
-            int64_t a = sp->in_axis[j] < 0 ? sp->in_axis[j] + xs[j]->rank
-                                           : sp->in_axis[j];
-            ins[N + j] = ox_take(m, xs[j], (int)a,
-                              sp->in_rev[j] ? T - 1 - t : t,
-                              sp->g->input[N + j]->name, suffix);
-        }
-        if (import_body(m, sp->g, ins, N + M, suffix, where, outs) < 0)
-            goto done;
-        for (size_t j = 0; j < N; j++)
-            st[j] = outs[j];
-        for (size_t k = 0; k < K; k++)
-            per[k][t] = outs[N + k];
-    }
-    for (size_t k = 0; k < K; k++) {
-        int64_t a = sp->out_axis[k];
-        int oi = as_outputs ? (int)(N + k) : -1;
-        char *nm = NULL;
-        if (a < 0)
-            a += per[k][0]->rank + 1;
-        if (a < 0 || a > per[k][0]->rank) {
-            ox_unsupported(m, "scan output axis %lld is out of range",
-                           (long long)sp->out_axis[k]);
-            goto done;
-        }
-        if (oi >= 0 && ((size_t)oi >= m->node->n_output ||
-                        !*m->node->output[oi]))
-            continue;
-        if (oi < 0)
-            nm = ox_fresh(m, sp->g->output[N + k]->name, tag);
-        ys[k] = ox_stack(m, per[k], T, (int)a, (int)sp->out_rev[k], oi, nm);
-        free(nm);
-        if (!ys[k])
-            goto done;
-    }
-    rc = 0;
-done:
-    for (size_t k = 0; k < K; k++)
-        free(per[k]);
-    free(per);
-    free(ins);
-    free(outs);
-    return rc;
-}
-
-/* Scan, unrolled over the length of its scan inputs.  Opset 8's has a
- * batch axis first on every input and output (and an optional
- * sequence_lens, not supported): each batch entry is scanned on its
- * own and the results stacked. */
-static int op_scan(OxModel *m)
-{
-    const Onnx__NodeProto *n = m->node;
-    ScanSpec sp;
-    int64_t M = ox_attr_i(m, "num_scan_inputs", -1);
-    size_t first = m->opset < 9 ? 1 : 0, N;
-    OxValue **st = NULL, **xs = NULL, **ys = NULL;
-    int rc = -1;
-
-    memset(&sp, 0, sizeof sp);
-    if (!(sp.g = graph_attr(m, "body")))
-        return -1;
-    if (M < 1 || n->n_input < first + (size_t)M ||
-        (size_t)M > sizeof sp.in_axis / sizeof *sp.in_axis) {
-        ox_unsupported(m, "num_scan_inputs must be in 1 .. the number of "
-                       "inputs");
-        return -1;
-    }
-    N = n->n_input - first - (size_t)M;
-    if (sp.g->n_output < N ||
-        sp.g->n_output - N > sizeof sp.out_axis / sizeof *sp.out_axis ||
-        n->n_output != sp.g->n_output) {
-        ox_unsupported(m, "the body must yield the %zu states and the "
-                       "node's scan outputs", N);
-        return -1;
-    }
-    sp.N = N;
-    sp.M = (size_t)M;
-    sp.K = sp.g->n_output - N;
-    if (sp.g->n_input != N + sp.M) {
-        ox_unsupported(m, "the subgraph '%s' has %zu inputs; %zu expected",
-                       sp.g->name ? sp.g->name : "", sp.g->n_input,
-                       N + sp.M);
-        return -1;
-    }
-    for (size_t j = 0; j < sp.g->n_input; j++)
-        if (!sp.g->input[j]->name || !*sp.g->input[j]->name) {
-            ox_unsupported(m, "a subgraph input has no name");
-            return -1;
-        }
-    if (first) {
-        if (ox_in(m, 0)) {
-            ox_unsupported(m, "sequence_lens is not supported");
-            return -1;
-        }
-        if (scan_ints(m, "directions", sp.in_rev, sp.M) < 0)
-            return -1;
-    } else if (scan_ints(m, "scan_input_axes", sp.in_axis, sp.M) < 0 ||
-               scan_ints(m, "scan_input_directions", sp.in_rev, sp.M) < 0 ||
-               scan_ints(m, "scan_output_axes", sp.out_axis, sp.K) < 0 ||
-               scan_ints(m, "scan_output_directions", sp.out_rev, sp.K) < 0)
-        return -1;
-    st = tl_xcalloc(N + 1, sizeof *st);
-    xs = tl_xcalloc(sp.M + 1, sizeof *xs);
-    ys = tl_xcalloc(sp.K + 1, sizeof *ys);
-    for (size_t j = 0; j < N + sp.M; j++) {
-        OxValue *v = ox_need_in(m, (int)(first + j));
-        if (!v)
-            goto done;
-        if (j < N)
-            st[j] = v;
-        else
-            xs[j - N] = v;
-    }
-    ox_comment(m);
-    if (!first) {
-        if (scan_run(m, &sp, st, xs, "", 1, ys) < 0)
-            goto done;
-        buf_printf(&m->body, "    # the final states of Scan '%s'\n",
-                   node_label(m));
-        for (size_t j = 0; j < N; j++)
-            if (ox_give(m, (int)j, st[j]) < 0)
-                goto done;
-        rc = 0;
-        goto done;
-    }
-    {
-        /* opset 8: batch entry b of every input, scanned, stacked */
-        int64_t B = N ? st[0]->dims[0] : xs[0]->dims[0];
-        OxValue ***fin = tl_xcalloc(N + 1, sizeof *fin);
-        OxValue ***sc = tl_xcalloc(sp.K + 1, sizeof *sc);
-        OxValue **bst = tl_xcalloc(N + 1, sizeof *bst);
-        OxValue **bxs = tl_xcalloc(sp.M + 1, sizeof *bxs);
-        char tag[40];
-        int ok = 1;
-
-        for (size_t j = 0; j < N + sp.M && ok; j++) {
-            OxValue *v = j < N ? st[j] : xs[j - N];
-            if (v->rank < (j < N ? 1 : 2) || v->dims[0] != B) {
-                ox_unsupported(m, "input '%s' has no batch axis of %lld",
-                               v->name, (long long)B);
-                ok = 0;
-            }
-        }
-        if (B < 1 || B > OX_MAX_UNROLL) {
-            if (ok)
-                ox_unsupported(m, "a batch of %lld is not supported",
-                               (long long)B);
-            ok = 0;
-        }
-        for (size_t j = 0; ok && j < N; j++)
-            fin[j] = tl_xcalloc((size_t)B, sizeof **fin);
-        for (size_t k = 0; ok && k < sp.K; k++)
-            sc[k] = tl_xcalloc((size_t)B, sizeof **sc);
-        for (int64_t b = 0; ok && b < B; b++) {
-            snprintf(tag, sizeof tag, "@b%lld", (long long)b);
-            buf_printf(&m->body, "    # batch entry %lld\n", (long long)b);
-            for (size_t j = 0; j < N; j++)
-                bst[j] = ox_take(m, st[j], 0, b, st[j]->name, tag);
-            for (size_t j = 0; j < sp.M; j++)
-                bxs[j] = ox_take(m, xs[j], 0, b, xs[j]->name, tag);
-            ok = scan_run(m, &sp, bst, bxs, B > 1 ? tag : "", 0, ys) == 0;
-            for (size_t j = 0; ok && j < N; j++)
-                fin[j][b] = bst[j];
-            for (size_t k = 0; ok && k < sp.K; k++)
-                sc[k][b] = ys[k];
-        }
-        if (ok)
-            buf_printf(&m->body, "    # the results of Scan '%s', by "
-                       "batch entry\n", node_label(m));
-        for (size_t j = 0; ok && j < N; j++)
-            if (*n->output[j])
-                ok = ox_stack(m, fin[j], B, 0, 0, (int)j, NULL) != NULL;
-        for (size_t k = 0; ok && k < sp.K; k++)
-            if (*n->output[N + k])
-                ok = ox_stack(m, sc[k], B, 0, 0, (int)(N + k), NULL) != NULL;
-        for (size_t j = 0; j < N; j++)
-            free(fin[j]);
-        for (size_t k = 0; k < sp.K; k++)
-            free(sc[k]);
-        free(fin);
-        free(sc);
-        free(bst);
-        free(bxs);
-        rc = ok ? 0 : -1;
-    }
-done:
-    free(st);
-    free(xs);
-    free(ys);
-    return rc;
-}
-
 /* SequenceMap: the body once per element of the sequence inputs (a
  * tensor input is the same at each), each body output collected into
  * a sequence output. */
 static int op_sequence_map(OxModel *m)
 {
     const Onnx__NodeProto *n = m->node;
-    const Onnx__GraphProto *g = graph_attr(m, "body");
+    const Onnx__GraphProto *g = ox_graph_attr(m, "body");
     OxValue *s0 = ox_need_in(m, 0), **ins, **outs, ***res;
-    char where[300], suffix[32];
+    char where[OX_WHERE_LEN], suffix[OX_SUFFIX_LEN];
     int64_t len;
     int rc = -1;
 
@@ -746,7 +491,7 @@ static int op_sequence_map(OxModel *m)
                        g->name ? g->name : "", g->n_input, n->n_input);
         return -1;
     }
-    if (too_many(m, g, len) < 0)
+    if (ox_unroll_check(m, g, len) < 0)
         return -1;
     ins = tl_xcalloc(n->n_input + 1, sizeof *ins);
     outs = tl_xcalloc(g->n_output + 1, sizeof *outs);
@@ -755,15 +500,12 @@ static int op_sequence_map(OxModel *m)
         res[k] = tl_xcalloc((size_t)len + 1, sizeof **res);
     ox_comment(m);
     for (int64_t it = 0; it < len; it++) {
-        snprintf(suffix, sizeof suffix, "@%lld", (long long)it);
-        snprintf(where, sizeof where, "element %lld of SequenceMap '%s'",
-                 (long long)it, node_label(m));
-        buf_printf(&m->body, "    # element %lld\n", (long long)it);
+        ox_body_iter(m, "element", "", it, suffix, where);
         for (size_t j = 0; j < n->n_input; j++) {
             OxValue *v = ox_in(m, (int)j);
             ins[j] = v->kind == OX_SEQ ? v->seq[it] : v;
         }
-        if (import_body(m, g, ins, n->n_input, suffix, where, outs) < 0)
+        if (ox_body_import(m, g, ins, n->n_input, suffix, where, outs) < 0)
             goto done;
         for (size_t k = 0; k < g->n_output; k++) {
             if (outs[k]->kind == OX_SEQ) {
@@ -798,7 +540,6 @@ done:
 static const OxOp ops[] = {
     {"If", op_if},
     {"Loop", op_loop},
-    {"Scan", op_scan},
     {"SequenceMap", op_sequence_map},
 };
 
