@@ -24,28 +24,9 @@ OUT=build/bench
 mkdir -p "$OUT"
 MACHINES=${*:-test mn2}
 
-cat >"$OUT/accel.tdsl" <<'TDSL'
-kernel matmul(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
-    C[i, j] = sum(k) A[i, k] * B[k, j]
-}
-kernel mm16(A: f16[M, K], B: f16[K, N]) -> (C: f32[M, N]) {
-    C[i, j] = sum(k) f32(A[i, k]) * f32(B[k, j])
-}
-kernel softmax(X: f32[N, D]) -> (Y: f32[N, D]) {
-    m[n] = max(d) X[n, d]
-    e[n, d] = exp(X[n, d] - m[n])
-    s[n] = sum(d) e[n, d]
-    Y[n, d] = e[n, d] / s[n]
-}
-kernel layernorm(X: f32[N, D], gamma: f32[D], beta: f32[D]; eps: f32 = 1e-5)
-    -> (Y: f32[N, D]) {
-    mu[n] = (sum(d) X[n, d]) / f32(D)
-    var[n] = (sum(d) (X[n, d] - mu[n]) * (X[n, d] - mu[n])) / f32(D)
-    Y[n, d] = (X[n, d] - mu[n]) * rsqrt(var[n] + eps) * gamma[d] + beta[d]
-}
-kernel conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S]) -> (Y: f32[N, F, H - R + 1, W - S + 1]) {
-    Y[n, f, y, x] = sum(c, r, s) X[n, c, y + r, x + s] * Wt[f, c, r, s]
-}
+{
+    cat bench/accel_kernels.tdsl
+    cat <<'TDSL'
 let A1 = rand(f32, [1024, 1024], seed = 1)
 let B1 = rand(f32, [1024, 1024], seed = 2)
 time matmul(A1, B1) on accel
@@ -67,6 +48,7 @@ let g = rand(f32, [512], seed = 8)
 let b = rand(f32, [512], seed = 9)
 time layernorm(S, g, b) on accel
 TDSL
+} >"$OUT/accel.tdsl"
 
 for m in $MACHINES; do
     echo "== machine $m"

@@ -10,26 +10,9 @@
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMP" || exit 1
 
-cat >k.tdsl <<'TDSL'
-kernel matmul(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
-    C[i, j] = sum(k) A[i, k] * B[k, j]
-}
-kernel softmax(X: f32[N, D]) -> (Y: f32[N, D]) {
-    m[n] = max(d) X[n, d]
-    e[n, d] = exp(X[n, d] - m[n])
-    s[n] = sum(d) e[n, d]
-    Y[n, d] = e[n, d] / s[n]
-}
-kernel layernorm(X: f32[N, D], gamma: f32[D], beta: f32[D]; eps: f32 = 1e-5)
-    -> (Y: f32[N, D]) {
-    mu[n] = (sum(d) X[n, d]) / f32(D)
-    var[n] = (sum(d) (X[n, d] - mu[n]) * (X[n, d] - mu[n])) / f32(D)
-    Y[n, d] = (X[n, d] - mu[n]) * rsqrt(var[n] + eps) * gamma[d] + beta[d]
-}
-kernel conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S])
-    -> (Y: f32[N, F, H - R + 1, W - S + 1]) {
-    Y[n, f, y, x] = sum(c, r, s) X[n, c, y + r, x + s] * Wt[f, c, r, s]
-}
+{
+    cat "$OLDPWD/bench/accel_kernels.tdsl"
+    cat <<'TDSL'
 kernel axpb(X: f32[N, D], b: f32[D]) -> (Y: f32[N, D]) {
     Y[n, d] = X[n, d] * 2.0 + b[d]
 }
@@ -50,6 +33,7 @@ time layernorm(S, g, b) on accel
 time axpb(S, g) on accel
 time rowsum(S) on accel
 TDSL
+} >k.tdsl
 
 # Each `time` block: its simulated cycles, then the planner's line.
 check() {

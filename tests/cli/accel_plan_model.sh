@@ -12,26 +12,9 @@
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMP" || exit 1
 
-cat >k.tdsl <<'TDSL'
-kernel softmax(X: f32[N, D]) -> (Y: f32[N, D]) {
-    m[n] = max(d) X[n, d]
-    e[n, d] = exp(X[n, d] - m[n])
-    s[n] = sum(d) e[n, d]
-    Y[n, d] = e[n, d] / s[n]
-}
-kernel layernorm(X: f32[N, D], gamma: f32[D], beta: f32[D]; eps: f32 = 1e-5)
-    -> (Y: f32[N, D]) {
-    mu[n] = (sum(d) X[n, d]) / f32(D)
-    var[n] = (sum(d) (X[n, d] - mu[n]) * (X[n, d] - mu[n])) / f32(D)
-    Y[n, d] = (X[n, d] - mu[n]) * rsqrt(var[n] + eps) * gamma[d] + beta[d]
-}
-kernel conv(X: f32[N, C, H, W], Wt: f32[F, C, R, S])
-    -> (Y: f32[N, F, H - R + 1, W - S + 1]) {
-    Y[n, f, y, x] = sum(c, r, s) X[n, c, y + r, x + s] * Wt[f, c, r, s]
-}
-kernel mm(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
-    C[i, j] = sum(k) A[i, k] * B[k, j]
-}
+{
+    cat "$OLDPWD/bench/accel_kernels.tdsl"
+    cat <<'TDSL'
 kernel axpb(X: f32[N, D], b: f32[D]) -> (Y: f32[N, D]) {
     Y[n, d] = X[n, d] * 2.0 + b[d]
 }
@@ -50,6 +33,7 @@ schedule laid for accel {
     layout Y: [d@L1B, n@MAB, n@PE]
 }
 TDSL
+} >k.tdsl
 
 # machine kernel sizes...: the model against the program, within 20%.
 check() {
@@ -91,12 +75,12 @@ grep -q "for the route's own plan (its layouts and distributions)" ex ||
 # A matmul the planner cannot place (no layout of its operands fits
 # the PEs; the matmul route streams them): --explain reports why, and
 # still prints the program and the route's own model of it.
-"$TDSL" lower k.tdsl --kernel mm --target accel --explain --machine test \
+"$TDSL" lower k.tdsl --kernel matmul --target accel --explain --machine test \
     --size M=256 --size K=256 --size N=256 >ex 2>err &&
     fail "mm 256: the planner placed it: $(cat ex)"
 grep -q "error: accel target cannot compile a distribution of stage 'C'" \
     err || fail "mm 256: no reason: $(cat err)"
-grep -q "^layout plan of kernel mm on machine test: none (the error it reports)$" ex ||
+grep -q "^layout plan of kernel matmul on machine test: none (the error it reports)$" ex ||
     fail "mm 256: $(cat ex)"
 prog=$(sed -n 's/^program: the matmul route.* them: \([0-9]*\) cycles (.*/\1/p' ex)
 model=$(sed -n "s/^model: \([0-9]*\) cycles for the matmul route's model of its shape, .*/\1/p" ex)
