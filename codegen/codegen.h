@@ -244,7 +244,9 @@ typedef enum {
 /* Statement kinds; the fields each uses are listed, the rest are 0. */
 typedef enum {
     LS_FOR,     /* for var in a .. b (half-open) { body }; loop, width
-                 * (LP_VECTORIZED), level (LP_DISTRIBUTED) */
+                 * (LP_VECTORIZED: the lanes; LP_PARALLEL: the chunk
+                 * of iterations a thread takes at a time, 0 for the
+                 * backend's default), level (LP_DISTRIBUTED) */
     LS_LET,     /* let var = a */
     LS_STORE,   /* var[args] = a */
     LS_ALLOC,   /* alloc var: var->type.dt[args] on mem */

@@ -437,7 +437,7 @@ LStmt *lir_for(TlSession *s, LLoopKind kind, int width, const char *level,
 {
     LStmt *st = new_stmt(s, LS_FOR);
     st->loop = kind;
-    st->width = kind == LP_VECTORIZED ? width : 0;
+    st->width = kind == LP_VECTORIZED || kind == LP_PARALLEL ? width : 0;
     st->level = kind == LP_DISTRIBUTED && level
                     ? arena_strdup(&s->arena, level)
                     : NULL;

@@ -670,6 +670,11 @@ static LStmt *for_stmt(P *p)
     if (is_kw(p, "parallel")) {
         kind = LP_PARALLEL;
         next(p);
+        if (p->t.kind == T_LP) {
+            next(p);
+            width = small_int(p, "a chunk size", INT32_MAX);
+            expect(p, T_RP);
+        }
     } else if (is_kw(p, "unrolled")) {
         kind = LP_UNROLLED;
         next(p);

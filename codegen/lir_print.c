@@ -221,6 +221,12 @@ void lir_print_head(TlBuf *out, const LStmt *st)
         case LP_VECTORIZED:
             buf_printf(out, "vectorized(%d) ", st->width);
             break;
+        case LP_PARALLEL:
+            if (st->width > 0)
+                buf_printf(out, "parallel(%d) ", st->width);
+            else
+                buf_puts(out, "parallel ");
+            break;
         case LP_DISTRIBUTED:
             buf_puts(out, "distributed(");
             lir_print_name(out, st->level);

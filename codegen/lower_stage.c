@@ -403,6 +403,7 @@ static void fill_parallel(Lw *L, const TlFunc *f, const CgNest *n,
         if (e->kind == LE_INT && e->ival <= 1)
             continue;
         plain->loops[i].kind = LP_PARALLEL;
+        plain->loops[i].width = 0;
         return;
     }
 }

@@ -222,6 +222,7 @@ static int do_fuse(Ap *a)
     n->loops[i].lv = new_var(a, g[2].var->name);
     n->loops[i].extent = lir_binary(a->s, LO_MUL, lo.extent, ei);
     n->loops[i].kind = LP_SERIAL;
+    n->loops[i].width = 0;
     memmove(&n->loops[j], &n->loops[j + 1],
             (size_t)(n->nloops - j - 1) * sizeof n->loops[0]);
     n->nloops--;
@@ -289,6 +290,14 @@ static int mark(Ap *a, LLoopKind kind)
 
     if (i < 0)
         return -1;
+    /* parallel(v, n): n iterations a chunk, kept in the loop's width
+     * for the backend's schedule clause (OpenMP's chunk is an int). */
+    if (kind == LP_PARALLEL && a->d->nargs > 1) {
+        if (g[1].kind != SARG_INT || g[1].ival > INT32_MAX)
+            return refuse(a, arena_printf(&a->s->arena, "'parallel' with "
+                                          "a chunk above %d", INT32_MAX));
+        w = g[1].ival;
+    }
     if (a->n->loops[i].rkey && kind != LP_UNROLLED) {
         diag_error(a->s, a->d->loc, DIAG_CG_RVAR_SERIAL, a->d->name,
                    g[0].var->name);
@@ -309,8 +318,6 @@ static int mark(Ap *a, LLoopKind kind)
             return -1;
         i++;
     }
-    /* parallel(v, n): chunks are OpenMP's business; the default is
-     * fine. */
     e = lir_simplify_expr(a->s, a->n->loops[i].extent);
     c = e->kind == LE_INT ? e->ival : -1;
     if ((kind == LP_UNROLLED || kind == LP_VECTORIZED) && c < 0) {
@@ -326,6 +333,8 @@ static int mark(Ap *a, LLoopKind kind)
             return refuse(a, "'vectorize' of a loop this long");
         a->n->loops[i].width = (int)c;
     }
+    if (kind == LP_PARALLEL)
+        a->n->loops[i].width = (int)w;
     a->n->loops[i].kind = kind;
     return 0;
 }
@@ -579,6 +588,7 @@ static void default_schedule(Ap *a)
         return;
     if (cg_auto_scalar(a->f)) {
         n->loops[0].kind = LP_PARALLEL;
+        n->loops[0].width = 0;
         n->par_if = 1;
         return;
     }
@@ -589,6 +599,7 @@ static void default_schedule(Ap *a)
     n->loops[r].kind = LP_VECTORIZED;
     n->loops[r].width = 32 / bytes;
     n->loops[0].kind = LP_PARALLEL;
+    n->loops[0].width = 0;
     n->par_if = 1;
 }
 

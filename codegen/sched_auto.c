@@ -622,6 +622,7 @@ static void auto_parallel(TlSession *s, CgNest *n)
     if (par < n->nloops && !n->loops[par].rkey &&
         n->loops[par].kind == LP_SERIAL) {
         n->loops[par].kind = LP_PARALLEL;
+        n->loops[par].width = 0;
         n->par_if = 1;
     }
 }

@@ -71,7 +71,8 @@ typedef struct CgLoop {
     LVar *lv;
     LExpr *extent;
     LLoopKind kind;
-    int width;
+    int width;          /* LP_VECTORIZED: lanes; LP_PARALLEL: the chunk
+                         * of parallel(v, n), 0 without n */
     const char *rkey;   /* loops over a reduction variable: ordered
                          * like the variables were written (a split's
                          * outer part appends 'a', its inner part 'b') */

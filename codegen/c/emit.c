@@ -715,14 +715,19 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
              * at load 7-8: medians of 22-26 ms against Halide's 2.2):
              * Halide's pool lets the calling thread take every task no
              * worker started, which needs a pool of our own in place
-             * of OpenMP's.  `parallel(v, n)`'s n is not passed here
-             * yet either (sched_apply.c). */
+             * of OpenMP's.  `parallel(v, n)` gives the chunk itself
+             * (the loop's width), handed out the same way. */
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for "
-                        "schedule(dynamic, tl_par_chunk((int64_t)(");
-            expr(b, st->b);
-            buf_puts(b, ") - (int64_t)(");
-            expr(b, st->a);
-            buf_puts(b, ")))\n#endif\n");
+                        "schedule(dynamic, ");
+            if (st->width > 0) {
+                buf_printf(b, "%d)\n#endif\n", st->width);
+            } else {
+                buf_puts(b, "tl_par_chunk((int64_t)(");
+                expr(b, st->b);
+                buf_puts(b, ") - (int64_t)(");
+                expr(b, st->a);
+                buf_puts(b, ")))\n#endif\n");
+            }
         } else if (st->loop == LP_VECTORIZED &&
                    (st->a->kind != LE_INT || st->b->kind != LE_INT) &&
                    cgc_vmask_loop(session, b, st, ind, outer, let_var,

@@ -1,7 +1,8 @@
 # cpu_par_chunks.sh - how the cpu backend's parallel loops share their
 # iterations (codegen/c/emit.c, lower_stage.c fill_parallel): every
 # `omp parallel for` hands out chunks as threads come free
-# (schedule(dynamic, tl_par_chunk(n)): 8 chunks a thread), and a
+# (schedule(dynamic, tl_par_chunk(n)): 8 chunks a thread, where the
+# schedule gives no chunk: cpu_par_chunk_n.sh), and a
 # reduction whose update runs in parallel also sets its stage to the
 # identity in parallel (the bench's matmul: Bp, C's identity, C's
 # update per k block; before, the identity was a serial pass between

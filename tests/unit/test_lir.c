@@ -1156,6 +1156,8 @@ static void test_parse_errors(void)
                 "a lane count must be between 1 and 1024");
     PARSE_ERROR("func f() { vectorized(0) for i in 0 .. 4 {} }",
                 "a vector width must be between 1 and 1024");
+    PARSE_ERROR("func f() { parallel(0) for i in 0 .. 4 {} }",
+                "a chunk size must be between 1 and 2147483647");
     PARSE_ERROR("func f() { let for = 1 }", "expected a name, found 'for'");
     PARSE_ERROR("func f() { alloc t: f32[4] on disk }",
                 "expected 'heap', 'stack' or 'register', found 'disk'");
