@@ -15,20 +15,25 @@
  * contiguous DRAM range, then `dist` at every BM level, then `dist.L1`
  * produce (PE-major images, docs/accel-asm.md), so one DMA moves a
  * whole group and the way back is the same with `gather`.  Per group:
- * each operand is loaded into lm0 (operand o at word 8*o), the
+ * each operand is loaded into lm0 (operand o at word 8*o, or 8*(n+o)
+ * in the other set of n operands), the
  * expression is evaluated one op per bundle into GRF r (temporary t at
  * word 8*t, auto-stride so each op covers the PE's 4 long words), the
- * result is copied to lm1[0] and stored.  The DMAs are double-buffered
- * (emit_program): group g + 2's go out once group g's tree transfers
- * have read its set of the top BMs, and stores are waited for once,
- * at the end, so DRAM's latency and traffic hide under the groups
- * before (test X * 2 + b 64 x 64: 3232 -> 1464 cycles).  The tree
- * transfers and their settling steps are what is left: a group's way
- * down and up still waits for itself (TODO(issue 6): a modulo
- * schedule, group g + 1's dist.L2 and g - 1's gathers in the bundles
- * of group g's compute, LM sets alternating).  The padding lanes of the last
- * group are computed and counted as useful FLOPs (TODO(issue 6): write
- * masks from `$gpe` compares, or tag them as padding).
+ * result is copied to lm1[0] and stored.  The groups are
+ * software-pipelined (cg_elem_loop.c): group g's bundles are
+ * its compute, and in their free slots (the overlap engine,
+ * cg_overlap.c) group g + 1's way down the tree into the other lm0 set
+ * of operands, group g - 1's way up and group g + NB's DMAs, NB top BM
+ * sets ahead (3 where they fit); stores are waited for once, at the
+ * end (test X * 2 + b 64 x 64: 3232 -> 1464 cycles with DMAs ahead,
+ * -> 788 with the tree transfers in the compute's bundles).  What is
+ * left per group is the way down's chain (the L2 transfers, settling,
+ * the L1 transfers, settling: 14 steps on test, against 8 of compute
+ * and 6 of DRAM traffic); TODO(issue 6): begin it a group earlier,
+ * the L2 step in group g - 1's bundles, lb sets alternating.  The
+ * padding lanes of the last group are computed and counted as useful
+ * FLOPs (TODO(issue 6): write masks from `$gpe` compares, or tag them
+ * as padding).
  *
  * When the schedule distributes the stage or lays out a tensor, the
  * groups follow that layout instead (cg_elem_lay.c).
@@ -411,278 +416,6 @@ int acc_cg_eval(Cg *g, const LExpr *e, int t)
     return unsupported(g, "this expression");
 }
 
-/* Steps after a whole-group transfer of BM level k (down: dist, else
- * gather) before its result may be read: its occupancy as the
- * simulator counts it (docs/accel-asm.md, "Timing"), and the latency. */
-static int64_t settle(const AccMachine *m, int k, int down)
-{
-    int lv = acc_bm_level(m, k);
-    const AccLevel *l = &m->level[lv];
-    int xk = down ? ACC_XK_DIST : ACC_XK_GATHER;
-    double n = (double)acc_level_span(m, lv) * 4, child = 4;
-
-    if (k > 1)
-        child = (double)acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
-    return (int64_t)ceil(fmax(n / l->bw_bm[xk], child / l->bw_child[xk]) /
-                         m->step_cycles) + l->lat_steps + 1;
-}
-
-static void put_shape(TlBuf *b, int rank, const int64_t *shape)
-{
-    buf_puts(b, "f32[");
-    for (int i = 0; i < rank; i++)
-        buf_printf(b, "%s%lld", i ? "," : "", (long long)shape[i]);
-    buf_puts(b, "]");
-}
-
-/* Where the buffers of the group loop lie: in the top BM, NB sets of
- * the operands' shares (set b holds the groups g with g % NB == b) and
- * the result's; in each lower BM one share per operand and the
- * result's. */
-typedef struct Bufs {
-    int nb;                 /* top BM sets of operands: 2, or 1 */
-    int64_t topw;           /* long words a top node holds of a group */
-} Bufs;
-
-/* DRAM long word base + g * gw, g an address expression: a number
- * when g is one. */
-static const char *dram_at(char *buf, size_t n, int64_t base,
-                           const char *gx, int64_t gw)
-{
-    char *end;
-    long long v = strtoll(gx, &end, 10);
-
-    if (*gx && !*end)
-        snprintf(buf, n, "%lld", (long long)(base + v * gw));
-    else
-        snprintf(buf, n, "%lld + (%s) * %lld", (long long)base, gx,
-                 (long long)gw);
-    return buf;
-}
-
-/* Group g's DMAs of every operand into top set b, under tag b (g: an
- * address expression). */
-static void group_dma(Cg *g, const Bufs *u, const char *gx, int b,
-                      int64_t groups, int64_t gw)
-{
-    TlBuf *o = &g->p->text;
-    char t[16];
-
-    acc_cg_bm_name(t, sizeof t, acc_bm_levels(g->m));
-    for (int i = 0; i < g->p->nins; i++) {
-        int64_t base = i * groups * gw;
-        char x0[96], x1[96];
-        buf_printf(o, "dma.dist.t%d d[%s : %s] -> %s[%lld]\n", b,
-                   dram_at(x0, sizeof x0, base, gx, gw),
-                   dram_at(x1, sizeof x1, base + gw, gx, gw), t,
-                   (long long)((b * g->p->nins + i) * u->topw));
-    }
-}
-
-/* One group of the loop (its index the expression gx, its top set b):
- * waits for its DMAs, moves every operand down the tree level by level
- * (the operands' transfers of a level back to back, one settling
- * after them), issues the DMAs of group gx + NB into the set it has
- * just read (next: that group exists), computes, and sends the result
- * up, whose DMA is not waited for: a DMA reads its source when it
- * issues, so the next group may write the same BM words at once. */
-static void emit_group(Cg *g, const Bufs *u, const char *gx, int b,
-                       int next, int64_t groups, int64_t gw)
-{
-    const AccMachine *m = g->m;
-    AccCgProgram *p = g->p;
-    TlBuf *o = &p->text;
-    int nbm = acc_bm_levels(m), n = p->nins;
-    int64_t out = (int64_t)n * groups * gw;
-    char bn[16], cn[16], nx[96];
-
-    buf_printf(o, "wait t%d\n", b);
-    for (int k = nbm; k >= 2; k--) {
-        int64_t sz = acc_level_span(m, acc_bm_level(m, k)) * 4;
-        int64_t csz = acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
-        acc_cg_bm_name(bn, sizeof bn, k);
-        acc_cg_bm_name(cn, sizeof cn, k - 1);
-        for (int i = 0; i < n; i++) {
-            int64_t from = k == nbm ? (b * n + i) * u->topw : i * sz;
-            buf_printf(o, "dist.L%d %s[%lld:%lld] -> %s[%lld]\n", k, bn,
-                       (long long)from, (long long)(from + sz), cn,
-                       (long long)(i * csz));
-        }
-        acc_cg_nop(o, settle(m, k, 1));
-    }
-    for (int i = 0; i < n; i++)
-        buf_printf(o, "dist.L1 lb[%lld] -> lm0[%d+]\n",
-                   (long long)(nbm == 1 ? (b * n + i) * u->topw
-                                        : i * acc_level_span(
-                                              m, acc_bm_level(m, 1)) * 4),
-                   8 * i);
-    if (next) {
-        char *end;
-        long long v = strtoll(gx, &end, 10);
-        if (*gx && !*end)
-            snprintf(nx, sizeof nx, "%lld", v + u->nb);
-        else
-            snprintf(nx, sizeof nx, "%s + %d", gx, u->nb);
-        group_dma(g, u, nx, b, groups, gw);
-    }
-    acc_cg_nop(o, settle(m, 1, 1));
-    buf_puts(o, g->t->s);
-    buf_printf(o, "mov.f32 r[0+] -> lm1[0+]\nnop/%d\n", m->lat_lm);
-    {
-        int64_t at = nbm == 1 ? u->nb * n * u->topw
-                              : n * acc_level_span(m, acc_bm_level(m, 1)) * 4;
-        buf_printf(o, "gather.L1 lm1[0+] -> lb[%lld]\nnop/%lld\n",
-                   (long long)at, (long long)settle(m, 1, 0));
-        for (int k = 2; k <= nbm; k++) {
-            int64_t csz = acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
-            int64_t to = k == nbm ? u->nb * n * u->topw
-                                  : n * acc_level_span(m, acc_bm_level(m, k)) *
-                                        4;
-            acc_cg_bm_name(bn, sizeof bn, k);
-            acc_cg_bm_name(cn, sizeof cn, k - 1);
-            buf_printf(o, "gather.L%d %s[%lld:%lld] -> %s[%lld]\nnop/%lld\n",
-                       k, cn, (long long)at, (long long)(at + csz), bn,
-                       (long long)to, (long long)settle(m, k, 0));
-            at = to;
-        }
-    }
-    acc_cg_bm_name(bn, sizeof bn, nbm);
-    buf_printf(o, "dma.gather.t2 %s[%lld:%lld] -> d[%s]\n", bn,
-               (long long)(u->nb * n * u->topw),
-               (long long)(u->nb * n * u->topw + u->topw),
-               dram_at(nx, sizeof nx, out, gx, gw));
-}
-
-/* Steps of a run of compute text: a bundle a line, `nop/N` N. */
-int64_t acc_cg_text_steps(const char *t)
-{
-    int64_t n = 0;
-    long long k;
-
-    for (const char *l = t; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1
-                                                        : NULL) {
-        if (*l == '\n' || *l == '#')
-            continue;
-        n += sscanf(l, "nop/%lld", &k) == 1 ? k : 1;
-    }
-    return n;
-}
-
-/* Steps a link of BM level k holds for a transfer of the whole level's
- * share (down: dist, else gather), as the simulator counts them. */
-static int64_t occ(const AccMachine *m, int k, int down)
-{
-    int lv = acc_bm_level(m, k);
-    const AccLevel *l = &m->level[lv];
-    int xk = down ? ACC_XK_DIST : ACC_XK_GATHER;
-    double n = (double)acc_level_span(m, lv) * 4, child = 4;
-    int64_t st;
-
-    if (k > 1)
-        child = (double)acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
-    st = (int64_t)ceil(fmax(n / l->bw_bm[xk], child / l->bw_child[xk]) /
-                       m->step_cycles - 1e-9);
-    return st < 1 ? 1 : st;
-}
-
-/* The route's model of the program emit_program writes, in cycles: a
- * group's bundles (its operands' transfers down the tree back to back
- * at each level, its DMAs, the compute, the way up), or its DRAM
- * traffic when the channels are slower, or its DMA's latency when NB
- * groups do not cover it; the first group's DMA and the last store's
- * before and after. */
-static double elem_estimate(const Cg *g, const Bufs *u, int64_t groups,
-                            int64_t gw)
-{
-    const AccMachine *m = g->m;
-    int nbm = acc_bm_levels(m), n = g->p->nins;
-    int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
-    int64_t ch = NT < m->dram_channels ? NT : m->dram_channels;
-    double body = 1, dma, lat, per;
-
-    for (int k = nbm; k >= 1; k--)
-        body += (double)(n - 1) * occ(m, k, 1) + 1 + (k > 1 ? settle(m, k, 1)
-                                                            : 0);
-    body += n + (double)(n - 1) * (m->dma_issue_steps - 1 > 0
-                                       ? m->dma_issue_steps - 1 : 0);
-    body += settle(m, 1, 1) + acc_cg_text_steps(g->t->s) + 1 + m->lat_lm;
-    for (int k = 1; k <= nbm; k++)
-        body += 1 + settle(m, k, 0);
-    body += 1;
-    /* Steps of one group's words on the busiest channel, loads and
-     * store. */
-    dma = (double)(n + 1) * gw / ch / m->dram_bw / m->step_cycles;
-    lat = (double)m->dma_latency / m->step_cycles;
-    per = fmax(body, dma);
-    per = fmax(per, (lat + dma) / u->nb);
-    /* The first group's loads come before any bundle of it, the last
-     * store after all of them. */
-    return (lat + dma * n / (n + 1) + body + (double)(groups - 1) * per +
-            lat + dma / (n + 1)) * m->step_cycles;
-}
-
-/* The group loop, software-pipelined: group g + NB's DMAs go out as
- * soon as group g's transfers have read its top set, so the DRAM
- * latency and transfer of a group hide under the tree transfers and
- * compute of the NB groups before it, and stores are waited for once,
- * at the end.  The loop body covers NB groups (a set each, the tags
- * constant); the last NB groups, which load nothing more, follow it
- * unrolled. */
-static void emit_program(Cg *g, int64_t groups, int64_t gw)
-{
-    const AccMachine *m = g->m;
-    AccCgProgram *p = g->p;
-    TlBuf *o = &p->text;
-    int nbm = acc_bm_levels(m), n = p->nins;
-    int64_t out = (int64_t)n * groups * gw, rep, first;
-    Bufs u;
-    char gx[64];
-
-    u.topw = acc_level_span(m, acc_bm_level(m, nbm)) * 4;
-    u.nb = (2 * n + 1) * u.topw <= m->level[acc_bm_level(m, nbm)].bm_words
-               ? 2 : 1;
-    buf_printf(o, "# accel: kernel %s, %lld elements in %lld groups of "
-               "%lld long words\n", g->c->k->name, (long long)p->nelems,
-               (long long)groups, (long long)gw);
-    for (int i = 0; i < n; i++) {
-        const TlTensor *x = g->c->in[p->ins[i].input];
-        buf_printf(o, ".input %s ", p->ins[i].name);
-        if (p->ins[i].map)
-            buf_printf(o, "f32[%lld]", (long long)p->ins[i].nmap);
-        else if (p->ins[i].direct)
-            put_shape(o, x->rank, x->shape);
-        else
-            put_shape(o, g->c->out_rank, g->c->out_shape);
-        buf_printf(o, " d[%lld]\n", (long long)(i * groups * gw));
-    }
-    buf_printf(o, ".output %s ", g->c->k->outputs[0]->name);
-    if (p->omap)
-        buf_printf(o, "f32[%lld]", (long long)p->oimage);
-    else
-        put_shape(o, g->c->out_rank, g->c->out_shape);
-    buf_printf(o, " d[%lld]\n", (long long)out);
-    for (int b = 0; b < u.nb && b < groups; b++) {
-        snprintf(gx, sizeof gx, "%d", b);
-        group_dma(g, &u, gx, b, groups, gw);
-    }
-    rep = groups > u.nb ? (groups - u.nb) / u.nb : 0;
-    if (rep > 0) {
-        buf_printf(o, ".rep %lld\n", (long long)rep);
-        for (int b = 0; b < u.nb; b++) {
-            snprintf(gx, sizeof gx, "%%i * %d + %d", u.nb, b);
-            emit_group(g, &u, gx, b, 1, groups, gw);
-        }
-        buf_puts(o, ".endrep\n");
-    }
-    for (first = rep * u.nb; first < groups; first++) {
-        snprintf(gx, sizeof gx, "%lld", (long long)first);
-        emit_group(g, &u, gx, (int)(first % u.nb), first + u.nb < groups,
-                   groups, gw);
-    }
-    buf_puts(o, "wait t2\n");
-    p->est_cycles = elem_estimate(g, &u, groups, gw);
-}
-
 int acc_cg_elementwise(TlSession *s, const AccMachine *m,
                        const AccCgCall *c, AccCgProgram *p, TlLoc loc)
 {
@@ -770,7 +503,10 @@ int acc_cg_elementwise(TlSession *s, const AccMachine *m,
         buf_free(&t);
         return unsupported(&g, "tensors larger than the machine's DRAM");
     }
-    emit_program(&g, groups, gw);
+    if (acc_cg_elem_program(&g, st->a, groups, gw)) {
+        buf_free(&t);
+        return -1;
+    }
     buf_free(&t);
     return 0;
 }

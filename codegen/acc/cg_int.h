@@ -362,6 +362,11 @@ void acc_cg_win_out(const AccCgWin *w, const int64_t *v, int64_t *g,
  * (the layout route converts it: acc_cg_lay_route), -1 after
  * reporting. */
 int acc_cg_elem_layout(AccCg *g, int64_t *groups);
+/* Writes the elementwise route's program of e (g's compute text its
+ * text with operands at lm0 word 0) in `groups` groups of gw long
+ * words, and its model (cg_elem_loop.c).  -1 after reporting. */
+int acc_cg_elem_program(AccCg *g, const LExpr *e, int64_t groups,
+                        int64_t gw);
 /* The user's `layout` of f in si, checked with this shape (rank,
  * shape), at *at; *L NULL when there is none.  -1 after reporting. */
 struct AccLayout;
