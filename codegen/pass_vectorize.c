@@ -660,21 +660,25 @@ static int half_stmt(LVisitor *v, const LStmt *st)
     return !*seen;
 }
 
-static LStmt *on_for(LMutator *m, LStmt *st)
+/* Whether loop st computes with f16 or bf16 values. */
+static int has_half(const LStmt *st)
 {
     LVisitor v = {0};
     int half = 0;
 
-    st = lir_mutate_stmt_children(m, st);
-    if (st->kind != LS_FOR || st->loop != LP_VECTORIZED)
-        return st;
-    /* f16 and bf16 have no vector form in the C backend (each value
-     * is rounded by a call): the loop stays scalar. */
     v.ctx = &half;
     v.expr = half_expr;
     v.stmt = half_stmt;
     lir_visit_stmt(&v, st);
-    if (half)
+    return half;
+}
+
+static LStmt *on_for(LMutator *m, LStmt *st)
+{
+    st = lir_mutate_stmt_children(m, st);
+    /* f16 and bf16 have no vector form in the C backend (each value
+     * is rounded by a call): the loop stays scalar. */
+    if (st->kind != LS_FOR || st->loop != LP_VECTORIZED || has_half(st))
         return st;
     return vectorize_loop(m->s, st);
 }
@@ -756,15 +760,10 @@ LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
     Mk k = {1};
     Vz *z;
     LStmt *body;
-    int half = 0;
 
     if (st->kind != LS_FOR || st->loop != LP_VECTORIZED || st->width != 16)
         return NULL;
-    v.ctx = &half;
-    v.expr = half_expr;
-    v.stmt = half_stmt;
-    lir_visit_stmt(&v, st);
-    if (half)
+    if (has_half(st))
         return NULL;
     z = arena_alloc(&s->arena, sizeof *z);
     memset(z, 0, sizeof *z);

@@ -38,25 +38,39 @@ static void put_param(TlBuf *b, const OxValue *v)
     buf_putc(b, ']');
 }
 
-int ox_foldable(OxModel *m)
+/* The elements of the node's inputs when `known` accepts each given
+ * one, else -1 (and for random ops, whose values are draws). */
+static int64_t known_inputs(OxModel *m, int (*known)(const OxValue *))
 {
     const Onnx__NodeProto *n = m->node;
     int64_t total = 0;
 
     if (!strncmp(n->op_type, "Random", 6) || !strcmp(n->op_type, "Bernoulli"))
-        return 0;
+        return -1;
     for (size_t i = 0; i < n->n_input; i++) {
         OxValue *v;
         if (!*n->input[i])
             continue;
         v = ox_find(m, n->input[i]);
-        if (!v || !v->cval ||
-            (v->kind != OX_INIT && (v->kind != OX_INPUT ||
-                                    dt_is_float(v->dt))))
-            return 0;
+        if (!v || !known(v))
+            return -1;
         total += ox_numel(v);
     }
-    return total <= FOLD_MAX_ELEMS;
+    return total;
+}
+
+/* A constant, or an integer input bound with its data. */
+static int folds(const OxValue *v)
+{
+    return v->cval && (v->kind == OX_INIT ||
+                       (v->kind == OX_INPUT && !dt_is_float(v->dt)));
+}
+
+int ox_foldable(OxModel *m)
+{
+    int64_t total = known_inputs(m, folds);
+
+    return total >= 0 && total <= FOLD_MAX_ELEMS;
 }
 
 TlTensor *ox_bound(const OxValue *v)
@@ -64,23 +78,17 @@ TlTensor *ox_bound(const OxValue *v)
     return v->cval ? v->cval : v->bval;
 }
 
+/* A tensor whose values are known or bound. */
+static int shadows(const OxValue *v)
+{
+    return ox_bound(v) && v->kind != OX_SEQ && v->kind != OX_NONE;
+}
+
 int ox_shadowable(OxModel *m)
 {
-    const Onnx__NodeProto *n = m->node;
-    int64_t total = 0;
+    int64_t total = known_inputs(m, shadows);
 
-    if (!strncmp(n->op_type, "Random", 6) || !strcmp(n->op_type, "Bernoulli"))
-        return 0;
-    for (size_t i = 0; i < n->n_input; i++) {
-        OxValue *v;
-        if (!*n->input[i])
-            continue;
-        v = ox_find(m, n->input[i]);
-        if (!v || !ox_bound(v) || v->kind == OX_SEQ || v->kind == OX_NONE)
-            return 0;
-        total += ox_numel(v);
-    }
-    return n->n_input && total <= SHADOW_MAX_ELEMS;
+    return m->node->n_input && total >= 0 && total <= SHADOW_MAX_ELEMS;
 }
 
 /* Parses and checks text (one kernel), runs it on the interpreter with
