@@ -7,8 +7,7 @@
 # word); a strict hazard only the per-address readiness of a set
 # catches; asm -> tam -> asm round trips.  The assembler's errors for a
 # bad set are in acc_asm_errors.sh.
-fail() { echo "FAIL: $*"; exit 1; }
-cd "$TMP" || exit 1
+. "$(dirname "$0")/lib.sh"
 
 cycles() {   # cycles PROGRAM ARGS...: the cycle count of a run
     "$TDSL" sim "$@" --stats >stats 2>err || fail "sim $*: $(cat err)"
@@ -77,17 +76,7 @@ sed 's/^wait t1$/wait t0/' haz.s >nohaz.s
 "$TDSL" sim nohaz.s 2>err || fail "after wait t0: $(cat err)"
 
 # --- round trips: the set prints sorted, the binary keeps it ------------
-for p in set one; do
-    "$TDSL" asm $p.s -o $p.tam || fail "asm $p"
-    "$TDSL" disasm $p.tam >$p.dis.s || fail "disasm $p"
-    "$TDSL" asm $p.dis.s -o $p.again.tam || fail "asm $p.dis.s"
-    cmp -s $p.tam $p.again.tam || fail "$p: the binary changed"
-    "$TDSL" disasm $p.again.tam | cmp -s - $p.dis.s ||
-        fail "$p: the text changed"
-    "$TDSL" sim $p.tam --stats >tam.stats 2>err || fail "sim $p.tam"
-    "$TDSL" sim $p.s --stats >s.stats 2>err || fail "sim $p.s"
-    cmp -s tam.stats s.stats || fail "$p: .tam and .s runs differ"
-done
+asm_round_trip set one
 grep -q '^dma.bcast.t0@{0,1,5} d\[0:256\] -> lc\[0\]$' set.dis.s ||
     fail "disasm: $(cat set.dis.s)"
 # A .rep may name its nodes by its variable (each copy its own set).

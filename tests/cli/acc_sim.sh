@@ -5,11 +5,10 @@
 # and the exact cycle counts worked out by hand from ACCELERATOR.md 5.1
 # (the derivations are in the comments); round trips asm -> tam ->
 # asm; a hazard in strict and lenient mode; corrupt binaries.
-fail() { echo "FAIL: $*"; exit 1; }
 # The three hand-checked programs are the examples in examples/accel/.
 ex="$(pwd)/examples/accel"
 [ -d "$ex" ] || ex="$(cd "$(dirname "$0")/../../examples/accel" && pwd)"
-cd "$TMP" || exit 1
+. "$(dirname "$0")/lib.sh"
 
 cycles() {   # cycles PROGRAM ARGS...: the cycle count of a run
     "$TDSL" sim "$@" --stats >stats 2>err || fail "sim $*: $(cat err)"
@@ -98,18 +97,7 @@ printf 'bcast.L2 lc[0:256] -> lb[0]\nbcast.L2 lc[0:16] -> lb[512]\n' >occ3.s
 grep -q '^link L2  *1088 lw down, 0 lw up' stats || fail "L2: $(cat stats)"
 
 # --- round trips -----------------------------------------------------
-for p in bcast red2 conv; do
-    "$TDSL" asm $p.s -o $p.tam || fail "asm $p"
-    "$TDSL" disasm $p.tam >$p.dis.s || fail "disasm $p"
-    "$TDSL" asm $p.dis.s -o $p.again.tam || fail "asm $p.dis.s"
-    cmp -s $p.tam $p.again.tam || fail "$p: the binary changed"
-    "$TDSL" disasm $p.again.tam | cmp -s - $p.dis.s ||
-        fail "$p: the text changed"
-    # The binary runs like the source.
-    "$TDSL" sim $p.tam --stats >tam.stats 2>err || fail "sim $p.tam"
-    "$TDSL" sim $p.s --stats >s.stats 2>err || fail "sim $p.s"
-    cmp -s tam.stats s.stats || fail "$p: .tam and .s runs differ"
-done
+asm_round_trip bcast red2 conv
 # The default output name, and a machine that does not match.
 "$TDSL" asm bcast.s && [ -s bcast.tam ] || fail "asm without -o"
 "$TDSL" sim bcast.tam --machine test 2>err && fail "wrong machine ran"

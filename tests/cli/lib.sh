@@ -45,22 +45,33 @@ expect() {
     return 0
 }
 
-# onnx_cases SCRIPT: SCRIPT (under tests/onnx) writes models m<k>.onnx
-# with inputs m<k>_in*.pb and expected outputs m<k>_out*.pb into $TMP
-# and prints how many; each is imported, run on the interpreter and on
-# cpu, and compared with its expected outputs.  Exits 77 (skipped)
-# without python3-onnx and python3-numpy.
+# onnx_cases SCRIPT [bind]: SCRIPT (under tests/onnx) writes models
+# m<k>.onnx with inputs m<k>_in*.pb and expected outputs m<k>_out*.pb
+# into $TMP and prints how many; each is imported (with `bind`, every
+# input bound to its data: --bind #j=FILE), checked canonical (tdsl fmt
+# --check), run on the interpreter and on cpu, and compared with its
+# expected outputs.  Exits 77 (skipped) without python3-onnx and
+# python3-numpy.
 onnx_cases() {
     py=/usr/bin/python3
     $py -c 'import onnx, numpy' 2>/dev/null || exit 77
     n=$($py "$OLDPWD/tests/onnx/$1" "$TMP" 2>err) || fail "$1: $(cat err)"
     k=0
     while [ "$k" -lt "$n" ]; do
-        "$TDSL" import "m$k.onnx" -o "e$k.tdsl" 2>err ||
-            fail "import case $k: $(cat err)"
-        ins= outs=
-        for f in m${k}_in*.pb; do ins="$ins --in $f"; done
+        ins= outs= binds= j=0
+        for f in m${k}_in*.pb; do
+            [ -e "$f" ] || continue
+            ins="$ins --in $f"
+            binds="$binds --bind #$j=$f"
+            j=$((j + 1))
+        done
+        [ "${2-}" = bind ] || binds=
         for f in m${k}_out*.pb; do outs="$outs --out ${f%.pb}.npy"; done
+        # shellcheck disable=SC2086
+        "$TDSL" import "m$k.onnx" -o "e$k.tdsl" $binds 2>err ||
+            fail "import case $k: $(cat err)"
+        "$TDSL" fmt --check "e$k.tdsl" 2>err ||
+            fail "e$k.tdsl is not canonical: $(cat err)"
         for target in interp cpu; do
             "$TDSL" run "e$k.tdsl" $ins $outs --target $target 2>err ||
                 fail "run case $k on $target: $(cat err)"
@@ -73,14 +84,61 @@ onnx_cases() {
     done
 }
 
+# import_says MESSAGE ARGS...: `tdsl import ARGS` says exactly MESSAGE
+# on one line, exits 1 and leaves no file.
+import_says() {
+    msg=$1
+    shift
+    "$TDSL" import "$@" -o ref.tdsl 2>err
+    st=$?
+    [ $st = 1 ] || fail "import $*: exit $st: $(cat err)"
+    [ "$(cat err)" = "$msg" ] || fail "import $*: $(cat err)"
+    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
+        fail "import $*: a file left behind"
+    return 0
+}
+
+# run_says MESSAGE ARGS...: `tdsl run ARGS` exits 1 saying exactly
+# MESSAGE; usage_says: exits 2, MESSAGE then the hint to --help.
+run_says() {
+    msg=$1
+    shift
+    "$TDSL" run "$@" >out 2>err
+    st=$?
+    [ $st = 1 ] || fail "run $*: exit $st: $(cat err)"
+    [ "$(cat err)" = "$msg" ] || fail "run $*: $(cat err)"
+    return 0
+}
+usage_says() {
+    msg=$1
+    shift
+    "$TDSL" run "$@" >out 2>err
+    st=$?
+    [ $st = 2 ] || fail "run $*: exit $st: $(cat err)"
+    [ "$(cat err)" = "$msg
+try 'tdsl --help'" ] || fail "run $*: $(cat err)"
+    return 0
+}
+
 # import_refused MODEL MESSAGE: `tdsl import MODEL.onnx` says exactly
 # "MODEL.onnx: MESSAGE" on one line, exits 1 and leaves no file.
 import_refused() {
-    "$TDSL" import "$1.onnx" -o ref.tdsl 2>err
-    st=$?
-    [ $st = 1 ] || fail "$1.onnx: exit $st: $(cat err)"
-    [ "$(cat err)" = "$1.onnx: $2" ] || fail "$1.onnx: $(cat err)"
-    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
-        fail "$1.onnx: a file left behind"
-    return 0
+    import_says "$1.onnx: $2" "$1.onnx"
+}
+
+# asm_round_trip PROGRAM...: each accel program P.s assembles to P.tam,
+# disassembles, and assembles again to the same bytes and prints the
+# same text; the binary runs on the simulator as the source does.
+asm_round_trip() {
+    for p in "$@"; do
+        "$TDSL" asm $p.s -o $p.tam || fail "asm $p"
+        "$TDSL" disasm $p.tam >$p.dis.s || fail "disasm $p"
+        "$TDSL" asm $p.dis.s -o $p.again.tam || fail "asm $p.dis.s"
+        cmp -s $p.tam $p.again.tam || fail "$p: the binary changed"
+        "$TDSL" disasm $p.again.tam | cmp -s - $p.dis.s ||
+            fail "$p: the text changed"
+        "$TDSL" sim $p.tam --stats >tam.stats 2>err || fail "sim $p.tam"
+        "$TDSL" sim $p.s --stats >s.stats 2>err || fail "sim $p.s"
+        cmp -s tam.stats s.stats || fail "$p: .tam and .s runs differ"
+    done
 }

@@ -16,38 +16,6 @@ $py -c 'import onnx, numpy' 2>/dev/null || exit 77
 $py "$OLDPWD/tests/onnx/optio_cases.py" "$TMP" 2>err ||
     fail "optio_cases.py: $(cat err)"
 
-# import_says MESSAGE ARGS...: `tdsl import ARGS` says exactly MESSAGE
-# on one line, exits 1 and leaves no file.
-import_says() {
-    msg=$1
-    shift
-    "$TDSL" import "$@" -o ref.tdsl 2>err
-    st=$?
-    [ $st = 1 ] || fail "import $*: exit $st: $(cat err)"
-    [ "$(cat err)" = "$msg" ] || fail "import $*: $(cat err)"
-    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
-        fail "import $*: a file left behind"
-    return 0
-}
-run_says() {
-    msg=$1
-    shift
-    "$TDSL" run "$@" >out 2>err
-    st=$?
-    [ $st = 1 ] || fail "run $*: exit $st: $(cat err)"
-    [ "$(cat err)" = "$msg" ] || fail "run $*: $(cat err)"
-    return 0
-}
-usage_says() {
-    msg=$1
-    shift
-    "$TDSL" run "$@" >out 2>err
-    st=$?
-    [ $st = 2 ] || fail "run $*: exit $st: $(cat err)"
-    [ "$(cat err)" = "$msg
-try 'tdsl --help'" ] || fail "run $*: $(cat err)"
-    return 0
-}
 # compare KIND GOT WANT WHAT: the files agree (KIND: "", --optional).
 compare() {
     "$TDSL" import --compare $1 "$2" "$3" 2>err || fail "$4: $(cat err)"

@@ -16,42 +16,6 @@ $py -c 'import onnx, numpy' 2>/dev/null || exit 77
 $py "$OLDPWD/tests/onnx/seqio_cases.py" "$TMP" 2>err ||
     fail "seqio_cases.py: $(cat err)"
 
-# import_says MESSAGE ARGS...: `tdsl import ARGS` says exactly MESSAGE
-# on one line, exits 1 and leaves no file.
-import_says() {
-    msg=$1
-    shift
-    "$TDSL" import "$@" -o ref.tdsl 2>err
-    st=$?
-    [ $st = 1 ] || fail "import $*: exit $st: $(cat err)"
-    [ "$(cat err)" = "$msg" ] || fail "import $*: $(cat err)"
-    [ -e ref.tdsl ] || [ -e ref.safetensors ] &&
-        fail "import $*: a file left behind"
-    return 0
-}
-
-# run_says MESSAGE ARGS...: `tdsl run ARGS` exits 1 saying exactly
-# MESSAGE; usage_says: exits 2, MESSAGE then the hint to --help.
-run_says() {
-    msg=$1
-    shift
-    "$TDSL" run "$@" >out 2>err
-    st=$?
-    [ $st = 1 ] || fail "run $*: exit $st: $(cat err)"
-    [ "$(cat err)" = "$msg" ] || fail "run $*: $(cat err)"
-    return 0
-}
-usage_says() {
-    msg=$1
-    shift
-    "$TDSL" run "$@" >out 2>err
-    st=$?
-    [ $st = 2 ] || fail "run $*: exit $st: $(cat err)"
-    [ "$(cat err)" = "$msg
-try 'tdsl --help'" ] || fail "run $*: $(cat err)"
-    return 0
-}
-
 # 0: SequenceMap over a sequence and a tensor, SequenceLength, Identity.
 "$TDSL" import m0.onnx -o e0.tdsl --bind x.s=m0_in0.pb 2>err ||
     fail "import m0: $(cat err)"
