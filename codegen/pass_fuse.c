@@ -39,10 +39,31 @@
  * Buffer parameters may alias one another, so they count as one
  * buffer.  Anything this cannot prove leaves the loops as they are.
  *
- * TODO(issue 4): loops that pass_hoist.c put under an `if lo < hi`
- * (a load hoisted out of a loop whose extent is not a constant) are
- * not fused: the statements moved before the first would then run
- * only when it runs.
+ * A loop that pass_hoist.c put under an `if lo < hi` (the loads it
+ * hoisted out of the loop, read only when the loop runs) fuses like
+ * one without, the guard kept around the fused loop: the guard's
+ * condition must be the loop's own range (lo < hi, or hi > lo, maybe
+ * through a let, as the second hoist leaves it), so the loop runs no
+ * iteration exactly when the guard fails, and a neighbour over the
+ * same range, guarded or not, runs none either.  The fused form is
+ *
+ *   <what moves: as above>
+ *   if lo < hi {
+ *     <the producer's guarded lets> <the consumer's guarded lets>
+ *     for v in lo .. hi { <producer's body> <consumer's body> }
+ *   }
+ *
+ * What moves stays outside the guard (it ran whether or not the loops
+ * ran); the consumer's guarded lets (loads) now run before the
+ * producer's loop, so they are checked like what moves.  A guard with
+ * an else, or with another condition, leaves the loops as they are.
+ *
+ * TODO(issue 4): there is no cost model.  A softmax with a row scale,
+ * e and its sum split alike into chunks of C, fused under the guard:
+ * C = 32 (2 vectors each per iteration) 2-7% faster, C = 256 (16 each)
+ * 5-15% slower (bench/README.md 2026-11-29).  And loops over ranges
+ * that are equal but written differently (a stage's region against
+ * its consumer's extent: cpu_fuse.tdsl's sm) are not fused at all.
  */
 #include "codegen/codegen_int.h"
 
@@ -111,9 +132,75 @@ static int mentions(const Names *nm, const LStmt *st)
 
 /* ---- the rewrite ------------------------------------------------------ */
 
-/* A serial loop, alone or as the last item of blocks of lets; the lets
- * are appended to pre. */
-static LStmt *lets_loop(LStmt *st, LStmt **pre, int *npre)
+/* The pass's context: the access analysis, and every let of the
+ * function (a guard's condition may be a let's, hoisted out of it). */
+typedef struct Fu {
+    LAccCtx acc;
+    const LStmt **lets;
+    int nlets, cap;
+} Fu;
+
+static int collect_let(LVisitor *vis, const LStmt *st)
+{
+    Fu *fu = vis->ctx;
+
+    if (st->kind != LS_LET)
+        return 1;
+    if (fu->nlets == fu->cap) {
+        int cap = fu->cap ? fu->cap * 2 : 64;
+        const LStmt **n = arena_alloc(&fu->acc.s->arena,
+                                      (size_t)cap * sizeof *n);
+        if (fu->nlets)
+            memcpy(n, fu->lets, (size_t)fu->nlets * sizeof *n);
+        fu->lets = n;
+        fu->cap = cap;
+    }
+    fu->lets[fu->nlets++] = st;
+    return 1;
+}
+
+/* The value of the let of v, or NULL (none, or more than one: then
+ * the name does not say which). */
+static const LExpr *let_value(const Fu *fu, const LVar *v)
+{
+    const LExpr *val = NULL;
+
+    for (int i = 0; i < fu->nlets; i++)
+        if (fu->lets[i]->var == v || !strcmp(fu->lets[i]->var->name,
+                                             v->name)) {
+            if (val)
+                return NULL;
+            val = fu->lets[i]->a;
+        }
+    return val;
+}
+
+/* Whether c holds exactly when loop runs an iteration: lo < hi or
+ * hi > lo, or a let of that.  Lets and loop variables are bound once,
+ * so the same expression means the same value where both are. */
+static int is_range_guard(const Fu *fu, const LExpr *c, const LStmt *loop)
+{
+    for (int depth = 0; c && c->kind == LE_VAR && depth < 4; depth++)
+        c = let_value(fu, c->var);
+    if (!c || c->kind != LE_BINARY)
+        return 0;
+    if (c->op == LO_LT)
+        return lir_expr_equal(c->a, loop->a) && lir_expr_equal(c->b, loop->b);
+    if (c->op == LO_GT)
+        return lir_expr_equal(c->a, loop->b) && lir_expr_equal(c->b, loop->a);
+    return 0;
+}
+
+/* A loop's guard: the `if` and the lets under it before the loop. */
+typedef struct Guard {
+    const LStmt *ifst;      /* NULL: no guard */
+    LStmt *lets[FU_MAX_ITEMS];
+    int nlets;
+} Guard;
+
+/* Appends the lets of blocks of lets around st to pre; returns what
+ * they end with. */
+static LStmt *skip_lets(LStmt *st, LStmt **pre, int *npre)
 {
     while (st->kind == LS_BLOCK && st->nitems > 0) {
         for (int i = 0; i + 1 < st->nitems; i++) {
@@ -123,7 +210,29 @@ static LStmt *lets_loop(LStmt *st, LStmt **pre, int *npre)
         }
         st = st->items[st->nitems - 1];
     }
-    return st->kind == LS_FOR && st->loop == LP_SERIAL ? st : NULL;
+    return st;
+}
+
+/* A serial loop, alone or as the last item of blocks of lets, maybe
+ * under its range guard (g, when not NULL: then the guard's lets go
+ * to g, the lets outside it to pre). */
+static LStmt *lets_loop(const Fu *fu, LStmt *st, LStmt **pre, int *npre,
+                        Guard *g)
+{
+    st = skip_lets(st, pre, npre);
+    if (g)
+        g->ifst = NULL;
+    if (st && st->kind == LS_IF && !st->orelse && g) {
+        LStmt *in;
+        g->nlets = 0;
+        in = skip_lets(st->body, g->lets, &g->nlets);
+        if (!in || in->kind != LS_FOR || in->loop != LP_SERIAL ||
+            !is_range_guard(fu, st->a, in))
+            return NULL;
+        g->ifst = st;
+        return in;
+    }
+    return st && st->kind == LS_FOR && st->loop == LP_SERIAL ? st : NULL;
 }
 
 static int same_range(const LStmt *a, const LStmt *b)
@@ -167,18 +276,44 @@ static int fusable(LAccCtx *fu, const LAccs *p, const LAccs *c)
     return feeds;
 }
 
+/* The fused loop, under the guard of either loop when one has one
+ * (both guards, if two, say the same: the ranges are equal). */
+static LStmt *fused_loop(TlSession *s, const LStmt *pl, LStmt *body2,
+                         const Guard *pg, const Guard *cg)
+{
+    LStmt *both[2] = {pl->body, body2}, *loop, **items;
+    const Guard *g = pg->ifst ? pg : cg;
+    int n = 0;
+
+    loop = lir_for(s, LP_SERIAL, 0, NULL, pl->var, pl->a, pl->b,
+                   lir_block(s, both, 2));
+    if (!g->ifst)
+        return loop;
+    items = arena_alloc(&s->arena, (size_t)(pg->nlets + cg->nlets + 1) *
+                        sizeof *items);
+    for (int q = 0; q < pg->nlets; q++)
+        items[n++] = pg->lets[q];
+    for (int q = 0; q < cg->nlets; q++)
+        items[n++] = cg->lets[q];
+    items[n++] = loop;
+    return lir_if(s, g->ifst->a, lir_block(s, items, n), NULL);
+}
+
 /* Tries to fuse items[i] (the producer) with a later item; returns the
  * new block's item count, or -1. */
-static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
+static int try_fuse(Fu *f, LStmt **items, int n, int i, LStmt **out)
 {
+    LAccCtx *fu = &f->acc;
     TlSession *s = fu->s;
-    LStmt *pre[FU_MAX_ITEMS], *pl, *cl = NULL, *cw;
+    LStmt *pre[FU_MAX_ITEMS], *pl, *cl = NULL, *cw, *cblock = NULL;
     LStmt *mid[FU_MAX_ITEMS], *in[FU_MAX_ITEMS * 2], *post[FU_MAX_ITEMS];
     int npre = 0, nmid = 0, nin = 0, npost = 0, j, k = -1, hit = 0;
     LAccs *pa, *xa;
     Names nm;
+    Guard *pg = arena_alloc(&s->arena, sizeof *pg);
+    Guard *cg = arena_alloc(&s->arena, sizeof *cg);
 
-    pl = lets_loop(items[i], pre, &npre);
+    pl = lets_loop(f, items[i], pre, &npre, pg);
     if (!pl)
         return -1;
     pa = arena_alloc(&s->arena, sizeof *pa);
@@ -197,16 +332,20 @@ static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
         LStmt *c = items[j];
         int npre1 = 0;
         LStmt *pre1[FU_MAX_ITEMS];
-        /* The consumer: a loop, or a block with one among its items. */
-        if (c->kind == LS_FOR && c->loop == LP_SERIAL && same_range(c, pl)) {
-            cl = c;
-            k = 0;
+        /* The consumer: a loop (maybe guarded), or a block with one
+         * among its items. */
+        if (c->kind == LS_FOR || c->kind == LS_IF) {
+            cl = lets_loop(f, c, pre1, &npre1, cg);
+            if (cl && !same_range(cl, pl))
+                cl = NULL;
         } else if (c->kind == LS_BLOCK) {
             for (k = 0; k < c->nitems; k++) {
                 npre1 = 0;
-                cl = lets_loop(c->items[k], pre1, &npre1);
-                if (cl && same_range(cl, pl))
+                cl = lets_loop(f, c->items[k], pre1, &npre1, cg);
+                if (cl && same_range(cl, pl)) {
+                    cblock = c;
                     break;
+                }
                 cl = NULL;
             }
         }
@@ -220,10 +359,11 @@ static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
     if (!cl)
         return -1;
     /* The consumer's block: the items before its loop, and the lets
-     * around the loop, go before the fused loop in the new block (in
-     * the scope they had); the items after it follow the loop. */
+     * around the loop (outside its guard), go before the fused loop in
+     * the new block (in the scope they had); the items after it follow
+     * the loop. */
     cw = items[j];
-    if (cw != cl) {
+    if (cblock) {
         if (k > FU_MAX_ITEMS || cw->nitems - k - 1 > FU_MAX_ITEMS)
             return -1;
         for (int q = 0; q < k; q++)
@@ -234,11 +374,18 @@ static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
     }
     {
         int nl = 0;
-        cl = lets_loop(cw, in + nin, &nl);
+        cl = lets_loop(f, cw, in + nin, &nl, cg);
         nin += nl;
     }
     for (int q = 0; q < nin; q++) {
         lir_accesses(fu, xa, in[q]);
+        if (!lir_access_commute(fu, xa, pa))
+            return -1;
+    }
+    /* The consumer's guarded lets now run before the producer's loop
+     * too. */
+    for (int q = 0; q < cg->nlets; q++) {
+        lir_accesses(fu, xa, cg->lets[q]);
         if (!lir_access_commute(fu, xa, pa))
             return -1;
     }
@@ -248,6 +395,8 @@ static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
         declared(&nm, mid[q]);
     for (int q = 0; q < nin; q++)
         declared(&nm, in[q]);
+    for (int q = 0; q < cg->nlets; q++)
+        declared(&nm, cg->lets[q]);
     for (int q = 0; q < npost; q++)
         declared(&nm, post[q]);
     if (nm.over || mentions(&nm, items[i]))
@@ -260,6 +409,8 @@ static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
         memset(dn, 0, sizeof *dn);
         for (int q = 0; q < npre; q++)
             declared(dn, pre[q]);
+        for (int q = 0; q < pg->nlets; q++)
+            declared(dn, pg->lets[q]);
         declared(dn, pl->body);
         if (dn->over || mentions(dn, items[j]))
             return -1;
@@ -275,39 +426,35 @@ static int try_fuse(LAccCtx *fu, LStmt **items, int n, int i, LStmt **out)
         LAccs *ca = arena_alloc(&s->arena, sizeof *ca);
         LStmt *body2 = lir_substitute(s, cl->body, cl->var,
                                       lir_ref(s, pl->var));
+        LStmt **blk;
+        int nb = 0, no = 0;
         lir_accesses(fu, pa, pl->body);
         lir_accesses(fu, ca, body2);
         if (!fusable(fu, pa, ca))
             return -1;
-        {
-            LStmt *both[2] = {pl->body, body2}, *loop, **blk;
-            int nb = 0, no = 0;
-            loop = lir_for(s, LP_SERIAL, 0, NULL, pl->var, pl->a, pl->b,
-                           lir_block(s, both, 2));
-            blk = arena_alloc(&s->arena, (size_t)(npre + nin + 1 + npost) *
-                              sizeof *blk);
-            for (int q = 0; q < npre; q++)
-                blk[nb++] = pre[q];
-            for (int q = 0; q < nin; q++)
-                blk[nb++] = in[q];
-            blk[nb++] = loop;
-            for (int q = 0; q < npost; q++)
-                blk[nb++] = post[q];
-            for (int q = 0; q < i; q++)
-                out[no++] = items[q];
-            for (int q = 0; q < nmid; q++)
-                out[no++] = mid[q];
-            out[no++] = lir_block(s, blk, nb);
-            for (int q = j + 1; q < n; q++)
-                out[no++] = items[q];
-            return no;
-        }
+        blk = arena_alloc(&s->arena, (size_t)(npre + nin + 1 + npost) *
+                          sizeof *blk);
+        for (int q = 0; q < npre; q++)
+            blk[nb++] = pre[q];
+        for (int q = 0; q < nin; q++)
+            blk[nb++] = in[q];
+        blk[nb++] = fused_loop(s, pl, body2, pg, cg);
+        for (int q = 0; q < npost; q++)
+            blk[nb++] = post[q];
+        for (int q = 0; q < i; q++)
+            out[no++] = items[q];
+        for (int q = 0; q < nmid; q++)
+            out[no++] = mid[q];
+        out[no++] = lir_block(s, blk, nb);
+        for (int q = j + 1; q < n; q++)
+            out[no++] = items[q];
+        return no;
     }
 }
 
 static LStmt *fuse_block(LMutator *m, LStmt *st)
 {
-    LAccCtx *fu = m->ctx;
+    Fu *fu = m->ctx;
     LStmt *b = lir_mutate_stmt_children(m, st), **items, **out;
     int n;
 
@@ -333,10 +480,16 @@ static LStmt *fuse_block(LMutator *m, LStmt *st)
 LFunc *lir_fuse_loops(TlSession *s, LFunc *f)
 {
     LMutator m;
-    LAccCtx *fu = arena_alloc(&s->arena, sizeof *fu);
+    Fu *fu = arena_alloc(&s->arena, sizeof *fu);
+    LVisitor vis;
     LStmt *body;
 
-    lir_access_init(s, fu, f);
+    memset(fu, 0, sizeof *fu);
+    lir_access_init(s, &fu->acc, f);
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = fu;
+    vis.stmt = collect_let;
+    lir_visit_stmt(&vis, f->body);
     memset(&m, 0, sizeof m);
     m.s = s;
     m.ctx = fu;
