@@ -42,7 +42,13 @@
  *   but its loads would need the mask too unless their bounds are
  *   proved), and pass_accum loading the tile under the mask before k
  *   and storing it under the mask after (by hand in the generated C:
- *   240 0.36 -> 0.30, 252 0.58 -> 0.33, 500 3.7 -> 2.7 ms).
+ *   240 0.36 -> 0.30, 252 0.58 -> 0.33, 500 3.7 -> 2.7 ms).  The C
+ *   backend's masked tails (emit_vmask.c) are not enough for it as
+ *   they are: each keeps a scalar loop beside its masked vector, chosen
+ *   per run of the loop, so inside k the tile would be indexed lane by
+ *   lane on one path and stay an array (emit_reg.c splits only tiles
+ *   read and written in whole slots); the choice has to be made once,
+ *   outside k (AVX-512 or not), for the whole promoted tile.
  * - Anything else the vector form cannot say (an allocation, a loop
  *   whose bounds depend on the variable, a nested vector loop, an else
  *   under a guard, a width that is not a power of two from 2 to 64)
