@@ -281,6 +281,10 @@ LExpr *cg_red_identity(Lw *L, TlExpr *e, TlReduce *red, TlDType dt)
 
 LExpr *cg_red_combine(Lw *L, TlReduce *red, LExpr *cur, LExpr *val)
 {
+    /* max and min of bool values (SPEC 7.6: any and all; the LIR's
+     * max and min are for numbers) */
+    if (cur->type.dt == DT_BOOL)
+        return bin(L, red->op == RD_MAX ? LO_OR : LO_AND, cur, val);
     switch (red->op) {
     case RD_SUM: return bin(L, LO_ADD, cur, val);
     case RD_PROD: return bin(L, LO_MUL, cur, val);
