@@ -316,6 +316,14 @@ OxOpFn ox_scan_op(const char *name);
 OxOpFn ox_seq_op(const char *name);
 OxOpFn ox_opt_op(const char *name);
 OxOpFn ox_dd_op(const char *name);
+OxOpFn ox_nms_op(const char *name);
+/* onnx_ops_dd.c, for ops whose output's size depends on data: is v's
+ * value known at import (0), else -1 after a message; the i64 scalar
+ * `count` that `stages` compute from ins[nin] at import (ox_eval),
+ * at least 1, else -1 after a message (an empty output; stages that
+ * do not run are an internal error: a bug of the importer's). */
+int ox_dd_known(OxModel *m, const OxValue *v);
+int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin);
 /* Subgraphs imported in line (onnx_ops_control.c), for Loop, Scan and
  * SequenceMap: body g once, its inputs ins[nin], the values of its
  * outputs in outs[g->n_output]; the names it defines get `suffix`,

@@ -16,13 +16,9 @@
  * stop with), so the model's header records the bound data's hash
  * ("# onnx-bound:", onnx_emit.c) and tdsl run refuses other data.
  * TODO(issue 5): a kernel called from a script or linked ahead of
- * time does not check it.  Each such stage
- * counts over the whole input per element: inputs of at most DD_MAX
- * elements.
- *
- * TODO(issue 5): NonMaxSuppression of bound boxes and scores: its
- * greedy choice (a box is kept when no kept box of a higher score
- * overlaps it) would be a stage per box in score order.
+ * time does not check it.  Each such stage counts over the whole input
+ * per element: inputs of at most DD_MAX elements.  NonMaxSuppression
+ * (onnx_ops_nms.c) is imported the same way.
  */
 #include "parser/onnx/onnx_int.h"
 
@@ -32,19 +28,23 @@
 
 #define DD_MAX 4096
 
+int ox_dd_known(OxModel *m, const OxValue *v)
+{
+    if (ox_bound(v))
+        return 0;
+    ox_unsupported(m, "the output's size depends on the values of '%s', "
+                   "which are not known at import (bind it with --bind)",
+                   v->name);
+    return -1;
+}
+
 /* Input 0, known at import and small; NULL after a message. */
 static OxValue *dd_input(OxModel *m)
 {
     OxValue *x = ox_need_in(m, 0);
 
-    if (!x)
+    if (!x || ox_dd_known(m, x) < 0)
         return NULL;
-    if (!ox_bound(x)) {
-        ox_unsupported(m, "the output's size depends on the values of "
-                       "'%s', which are not known at import (bind it with "
-                       "--bind)", x->name);
-        return NULL;
-    }
     if (ox_numel(x) > DD_MAX) {
         ox_unsupported(m, "'%s' has %lld elements (at most %d are "
                        "supported: each output counts over all of them)",
@@ -97,18 +97,18 @@ static void nonzero(TlBuf *b, OxValue *x, const char *var)
     buf_printf(b, " != %s(0))", dt_name(x->dt));
 }
 
-/* The count the statements in b give as `count` (an i64 scalar), run
- * on x's value at import; -1 after a message. */
-static int64_t count(OxModel *m, TlBuf *b, OxValue *x)
+int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin)
 {
-    TlTensor *t = ox_eval(b->s, &x, 1, "count", DT_I64);
+    TlTensor *t = ox_eval(stages, ins, nin, "count", DT_I64);
     int64_t k;
 
-    if (!t) {
-        ox_unsupported(m, "the size of the output could not be computed "
-                       "at import");
-        return -1;
-    }
+    /* The stages are the importer's own, over values it has checked
+     * (known at import, of the dtypes and shapes the op takes): when
+     * they do not run, the importer wrote them wrong. */
+    if (!t)
+        tl_internal_error(__FILE__, __LINE__, "node '%s': the stages "
+                          "that count its output do not run on the "
+                          "interpreter:\n%s", ox_node_label(m), stages);
     k = tl_tensor_get_i64(t, NULL);
     tl_tensor_unref(t);
     if (k < 1) {
@@ -138,7 +138,7 @@ static int op_nonzero(OxModel *m)
     buf_puts(&cnt, ") select(");
     nonzero(&cnt, x, "r");
     buf_puts(&cnt, ", 1, 0)\n");
-    k = count(m, &cnt, x);
+    k = ox_dd_count(m, cnt.s, &x, 1);
     buf_free(&cnt);
     if (k < 0)
         return -1;
@@ -278,14 +278,46 @@ static void order_stages(OxModel *m, TlBuf *b, OxValue *x, int a, char *lt,
     snprintf(lt, len, "%s[%%s, %%s] > 0", less);
 }
 
-/* Unique of a vector, or along an axis (its slices compared whole):
- * first[i] counts the equal elements (slices) before element i (0: it
- * is the first of its value), rank[i] is the place of its value among
- * the unique ones (by value when sorted, else by first occurrence), and
- * each output gathers by rank. */
+/* Without 'axis', Unique takes x flattened: a stage (in b) that holds
+ * it, as a value of rank 1 that the statements read as they read a
+ * vector. */
+static OxValue *flattened(OxModel *m, TlBuf *b, OxValue *x)
+{
+    int64_t n = ox_numel(x), st = 1;
+    char *name = ox_fresh(m, x->name, "@flat");
+    OxValue *v = ox_add(m, name, OX_NODE, x->dt, 1, &n);
+    OxIdx idx[TL_MAX_RANK];
+
+    free(name);
+    for (int i = x->rank - 1; i >= 0; i--) {
+        if (x->dims[i] == 1)
+            snprintf(idx[i], sizeof idx[i], "0");
+        else if (!i && st == 1)
+            snprintf(idx[i], sizeof idx[i], "i0");
+        else if (!i)
+            snprintf(idx[i], sizeof idx[i], "i0 / %lld", (long long)st);
+        else if (st == 1)
+            snprintf(idx[i], sizeof idx[i], "i0 %% %lld",
+                     (long long)x->dims[i]);
+        else
+            snprintf(idx[i], sizeof idx[i], "i0 / %lld %% %lld",
+                     (long long)st, (long long)x->dims[i]);
+        st *= x->dims[i];
+    }
+    buf_printf(b, "    %s[i0 in 0..%lld] = ", v->id, (long long)n);
+    ox_read(b, x, idx);
+    buf_putc(b, '\n');
+    return v;
+}
+
+/* Unique of a vector (of x flattened, without 'axis'), or along an
+ * axis (its slices compared whole): first[i] counts the equal elements
+ * (slices) before element i (0: it is the first of its value), rank[i]
+ * is the place of its value among the unique ones (by value when
+ * sorted, else by first occurrence), and each output gathers by rank. */
 static int op_unique(OxModel *m)
 {
-    OxValue *x = dd_input(m), *y;
+    OxValue *x = dd_input(m), *in, *y;
     int64_t sorted = ox_attr_i(m, "sorted", 1), n, k, dims[TL_MAX_RANK];
     const Onnx__AttributeProto *axis = ox_attr(m, "axis");
     int64_t a = axis ? ox_attr_i(m, "axis", 0) : 0;
@@ -295,14 +327,8 @@ static int op_unique(OxModel *m)
 
     if (!x)
         return -1;
-    if (!axis && x->rank != 1) {
-        /* TODO(issue 5): Unique of a tensor flattened (no test of the
-         * suite has one). */
-        ox_unsupported(m, "Unique of a tensor of rank %d without 'axis' "
-                       "is not supported", x->rank);
-        return -1;
-    }
-    if (a < -x->rank || a >= x->rank) {
+    in = x;
+    if (axis && (a < -x->rank || a >= x->rank)) {
         ox_unsupported(m, "axis %lld is out of range", (long long)a);
         return -1;
     }
@@ -312,9 +338,11 @@ static int op_unique(OxModel *m)
         ox_unsupported(m, "Unique of bool values is not supported");
         return -1;
     }
+    buf_init(&cnt);
+    if (!axis && x->rank != 1)
+        x = flattened(m, &cnt, x);
     n = x->dims[a];
     xi = x->id;
-    buf_init(&cnt);
     if (x->rank == 1) {
         snprintf(eq, sizeof eq, "%s[%%s] == %s[%%s]", xi, xi);
         snprintf(lt, sizeof lt, "%s[%%s] < %s[%%s]", xi, xi);
@@ -328,7 +356,7 @@ static int op_unique(OxModel *m)
                "i0, 1, 0)\n", first, (long long)n, c);
     buf_printf(&cnt, "    count[] = sum(r0 in 0..%lld) select(%s[r0] == 0, "
                "1, 0)\n", (long long)n, first);
-    k = count(m, &cnt, x);
+    k = ox_dd_count(m, cnt.s, &in, 1);
     if (k < 0) {
         buf_free(&cnt);
         return -1;

@@ -1,14 +1,14 @@
 #!/bin/sh
 # onnx_dd.sh - ops whose output size depends on data, imported when
-# that data is bound at import: NonZero and Unique, of a vector and
-# along an axis (their sizes counted at import, the outputs computed by
-# the kernel from its input) and a
-# Loop whose trip count is computed from float inputs (Range written as
-# a Loop).  Each model is imported with its inputs bound, run on the
-# interpreter and on cpu with them, and compared with numpy's results;
-# then the refusals, each with its one line.  Models from
-# tests/onnx/dd_cases.py; skipped (77) without python3-onnx and
-# python3-numpy.
+# that data is bound at import: NonZero and Unique, of a vector, along
+# an axis and flattened (their sizes counted at import, the outputs
+# computed by the kernel from its input) and a Loop whose trip count is
+# computed from float inputs (Range written as a Loop).  Each model is
+# imported with its inputs bound, run on the interpreter and on cpu
+# with them, and compared with numpy's results; then the refusals, each
+# with its one line.  Models from tests/onnx/dd_cases.py; skipped (77)
+# without python3-onnx and python3-numpy.  NonMaxSuppression is
+# onnx_nms.sh.
 . "$(dirname "$0")/lib.sh"
 onnx_cases dd_cases.py bind
 # The kernel computes from its input: NonZero's positions are a stage
@@ -17,6 +17,10 @@ grep -q '^    nonzero_pos\[i0, i1\] = sum(' e0.tdsl ||
     fail "NonZero is not computed by the kernel: $(cat e0.tdsl)"
 grep -q '^    y\[i0\] = sum(r0 in 0..8) select(unique_first' e1.tdsl ||
     fail "Unique is not computed by the kernel: $(cat e1.tdsl)"
+grep -q '^    u_flat\[i0 in 0..12\] = u\[i0 / 4, i0 % 4\]$' e6.tdsl ||
+    fail "Unique does not flatten its input: $(cat e6.tdsl)"
+grep -q '^    u_flat\[i0 in 0..6\] = u\[i0 / 3, 0, i0 % 3\]$' e7.tdsl ||
+    fail "Unique does not flatten its input: $(cat e7.tdsl)"
 grep -q '# the trip count is computed from the data bound at import' \
     e3.tdsl || fail "no note on the trip count: $(cat e3.tdsl)"
 grep -q 'cur_0\[\] = start\[\] + delta\[\]' e3.tdsl ||
@@ -67,8 +71,6 @@ import_refused_bound big "node 'y' (NonZero, opset 13): 'x' has 5000 \
 elements (at most 4096 are supported: each output counts over all of them)"
 import_refused_bound axis "node 'y' (Unique, opset 11): axis 2 is out of \
 range"
-import_refused_bound matrix "node 'y' (Unique, opset 11): Unique of a \
-tensor of rank 2 without 'axis' is not supported"
 import_refused_bound bool "node 'y' (Unique, opset 11): Unique of bool \
 values is not supported"
 exit 0

@@ -1,5 +1,6 @@
 # dd_cases.py OUTDIR - writes models whose output sizes depend on the
-# values of an input (tests/cli/onnx_dd.sh): NonZero, Unique and a Loop
+# values of an input (tests/cli/onnx_dd.sh): NonZero, Unique (of a
+# vector, along an axis, flattened) and a Loop
 # whose trip count is computed from float inputs (Range written as a
 # Loop), m<k>.onnx with inputs m<k>_in<j>.pb (bound at import) and
 # expected outputs m<k>_out<j>.pb from numpy; models the importer
@@ -92,6 +93,22 @@ def main():
             write(r.astype(v.dtype if j == 0 else np.int64),
                   'm%d_out%d.pb' % (k, j))
 
+    # 6, 7, 8: Unique without 'axis' of a matrix (flattened), sorted;
+    # of a tensor with axes of 1, not sorted; of a scalar.
+    for k, s, v in ((6, 1, rng.integers(0, 5, (3, 4))),
+                    (7, 0, rng.integers(-2, 2, (2, 1, 3))),
+                    (8, 1, np.array(2.5))):
+        v = v.astype(np.float32)
+        later.append(model([N('Unique', ['u'], ['y', 'idx', 'inv', 'cnt'],
+                              sorted=s)], [vi('u', F, list(v.shape))],
+                           [vi('y', F, ['u']), vi('idx', I64, ['u']),
+                            vi('inv', I64, [v.size]), vi('cnt', I64, ['u'])],
+                           opset=11))
+        write(v, 'm%d_in0.pb' % k)
+        for j, r in enumerate(unique(v, s)):
+            write(r.astype(v.dtype if j == 0 else np.int64),
+                  'm%d_out%d.pb' % (k, j))
+
     # 3: Range as a Loop: the trip count ceil((limit - start) / delta)
     # computed from float inputs; the values from start and delta.
     body = H.make_graph(
@@ -129,8 +146,6 @@ def main():
     refuse('big', [N('NonZero', ['x'], ['y'])], [vi('x', F, [5000])],
            [vi('y', I64, ['a', 'b'])], np.ones(5000, np.float32))
     refuse('axis', [N('Unique', ['x'], ['y'], axis=2)], [vi('x', F, [2, 2])],
-           [vi('y', F, None)], np.ones((2, 2), np.float32), opset=11)
-    refuse('matrix', [N('Unique', ['x'], ['y'])], [vi('x', F, [2, 2])],
            [vi('y', F, None)], np.ones((2, 2), np.float32), opset=11)
     refuse('bool', [N('Unique', ['x'], ['y'])], [vi('x', B, [2])],
            [vi('y', B, None)], np.ones(2, bool), opset=11)
