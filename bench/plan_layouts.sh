@@ -23,6 +23,14 @@
 # 'prog_cycles' are what the conversions add to the program (against
 # the same program without them), beside the plan's estimate.
 #
+# A third table runs the two blocks whole on the simulator, with random
+# inputs: no one route takes either, so the runner splits each into
+# segments (codegen/acc/cg_seg.c) run one after another; 'cycles' and
+# 'util' are the whole program's (the segments' summed), 'relaid_lw'
+# the long words the runner lays out again between segments (each
+# intermediate from its producer's DRAM image to its consumer's: the
+# routes' own layouts, not the planner's; not simulated).
+#
 # usage: bench/plan_layouts.sh [MACHINE]   (default test)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,4 +77,42 @@ printf '%-10s %5s %10s %11s %10s %11s\n' pipeline n prog_lw prog_cycles \
          /^    conversion [0-9]* lw in the program \(/ {
              gsub(/[^0-9 ]/, " ")
              printf "%-10s %5s %10s %11s %10s %11s\n", k, $2, $1, $3, $5, $6
+         }'
+echo
+printf '%-9s %4s %10s %8s %10s  %s\n' block segs cycles util relaid_lw \
+    routes
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan_layouts.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/blocks.tdsl" <<TDSL
+import "$here/plan_blocks.tdsl" as pb
+let X = rand(f32, [1, 64, 16, 16], seed = 1)
+let W1 = rand(f32, [64, 64, 3, 3], seed = 2)
+let s1 = rand(f32, [64], seed = 3)
+let b1 = rand(f32, [64], seed = 4)
+let W2 = rand(f32, [64, 64, 3, 3], seed = 5)
+let s2 = rand(f32, [64], seed = 6)
+let b2 = rand(f32, [64], seed = 7)
+time pb.resblock(X, W1, s1, b1, W2, s2, b2) on accel
+let E = rand(f32, [64, 128], seed = 1)
+let Wq = rand(f32, [128, 128], seed = 2)
+let Wk = rand(f32, [128, 128], seed = 3)
+let Wv = rand(f32, [128, 128], seed = 4)
+let Wo = rand(f32, [128, 128], seed = 5)
+let g1 = rand(f32, [128], seed = 6)
+let e1 = rand(f32, [128], seed = 7)
+let M1 = rand(f32, [128, 256], seed = 8)
+let M2 = rand(f32, [256, 128], seed = 9)
+let g2 = rand(f32, [128], seed = 10)
+let e2 = rand(f32, [128], seed = 11)
+time pb.encoder(E, Wq, Wk, Wv, Wo, g1, e1, M1, M2, g2, e2) on accel
+TDSL
+"$tdsl" --no-cache "$tmp/blocks.tdsl" --machine "$m" |
+    awk '/^time / { k = $2; sub(/\(.*/, "", k); sub(/.*\./, "", k)
+                    r = "" }
+         /^    segments / { n = $2; sub(/,/, "", n) }
+         /^    cycles / { c = $2 }
+         /^    util / { u = $2 }
+         /^    segment / { sub(/:/, "", $2); r = r " " $2 "=" $4 }
+         /^    conversion / {
+             printf "%-9s %4s %10s %8s %10s %s\n", k, n, c, u, $2, r
          }'

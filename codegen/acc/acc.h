@@ -359,6 +359,10 @@ const AccStats *acc_sim_stats(const AccSim *sim);
 /* Prints the statistics: cycles, time, FLOPs, utilization of the
  * dominant dtype, busy fraction per slot, words per link. */
 void acc_sim_print_stats(TlBuf *out, const AccSim *sim);
+/* The same of statistics st of a run on m (no hazard line); sum += st,
+ * for programs run one after another (the segments of a kernel). */
+void acc_stats_print(TlBuf *out, const AccMachine *m, const AccStats *st);
+void acc_stats_add(AccStats *sum, const AccStats *st);
 /* Records a timeline of the run for acc_sim_trace_svg (call before
  * acc_sim_run; costs a few spans per bundle). */
 void acc_sim_trace(AccSim *sim);

@@ -14,8 +14,14 @@ static double pct(double a, double b)
 
 void acc_sim_print_stats(TlBuf *out, const AccSim *sim)
 {
-    const AccMachine *m = sim->m;
-    const AccStats *st = &sim->st;
+    acc_stats_print(out, sim->m, &sim->st);
+    if (!sim->strict)
+        buf_printf(out, "hazards    %lld early reads\n",
+                   (long long)sim->st.hazards);
+}
+
+void acc_stats_print(TlBuf *out, const AccMachine *m, const AccStats *st)
+{
     buf_printf(out, "machine    %s (%lld PEs)\n", m->name,
                (long long)acc_machine_pes(m));
     buf_printf(out, "cycles     %lld (%.3f us at %.0f MHz)\n",
@@ -66,7 +72,27 @@ void acc_sim_print_stats(TlBuf *out, const AccSim *sim)
                    (long long)st->link_words[k - 1][1]);
     buf_printf(out, "dram       %lld lw read, %lld lw written\n",
                (long long)st->dram_words[0], (long long)st->dram_words[1]);
-    if (!sim->strict)
-        buf_printf(out, "hazards    %lld early reads\n",
-                   (long long)st->hazards);
+}
+
+void acc_stats_add(AccStats *sum, const AccStats *st)
+{
+    sum->cycles += st->cycles;
+    sum->steps += st->steps;
+    sum->bundles += st->bundles;
+    sum->stall_steps += st->stall_steps;
+    sum->wait_stalls += st->wait_stalls;
+    sum->busy_stalls += st->busy_stalls;
+    sum->dma_stalls += st->dma_stalls;
+    for (int t = 0; t < DT__COUNT; t++) {
+        sum->flops_exec[t] += st->flops_exec[t];
+        sum->flops_useful[t] += st->flops_useful[t];
+    }
+    for (int s = 0; s < ACC_SLOT__MAX; s++)
+        sum->busy[s] += st->busy[s];
+    for (int k = 0; k < ACC_MAX_LEVELS; k++)
+        for (int d = 0; d < 2; d++)
+            sum->link_words[k][d] += st->link_words[k][d];
+    sum->dram_words[0] += st->dram_words[0];
+    sum->dram_words[1] += st->dram_words[1];
+    sum->hazards += st->hazards;
 }

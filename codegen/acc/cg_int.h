@@ -47,7 +47,19 @@ typedef struct AccCgIn {
      * order their loads consume (malloc'd; the runner frees it). */
     int64_t *map, nmap;
     float pad;
+    /* A read through bounds tests (zero_pad, lang/SPEC.md 9.3: the
+     * load is select(in bounds, X[...], bpad)): element (loop values
+     * v) is bpad where one of the nbt tests fails, test t being
+     * btest[t](v) < 0 when blt[t], else btest[t](v) >= 0.  The matmul
+     * route's images put bpad there (map[e] == ACC_CG_OUTSIDE). */
+    int nbt;
+    struct AccCgLin *btest;
+    unsigned char *blt;
+    float bpad;
 } AccCgIn;
+
+/* AccCgIn.map: an element outside the input (its bpad). */
+enum { ACC_CG_OUTSIDE = -2 };
 
 typedef struct AccCgProgram {
     TlBuf text;             /* the assembly; buf_free it */
@@ -391,5 +403,30 @@ int acc_cg_lay_wanted(const TlKernelInfo *k);
  * cannot compile yet ("accel target cannot compile ... yet"). */
 int acc_cg_elementwise(TlSession *s, const AccMachine *m,
                        const AccCgCall *c, AccCgProgram *out, TlLoc loc);
+
+/* --- kernels split into segments (cg_seg.c) ------------------------- */
+
+enum { ACC_SEG_MAX = 48 };
+
+/* Segment i is the checked kernel seg[i].k, of stages first..last of
+ * the split kernel (its stages, with reductions split off those that
+ * hold one inside other arithmetic), writing the tensor named out. */
+typedef struct AccSegPlan {
+    int n;
+    int64_t cycles;         /* the segments' programs' timed sum */
+    struct {
+        TlKernelInfo *k;
+        int first, last;
+        char out[64];
+    } seg[ACC_SEG_MAX];
+} AccSegPlan;
+
+/* Splits k (sizes: its size variables' values; in: the call's inputs)
+ * into segments that each compile for the accel target on m: 0, else
+ * -1 with the construct that stops it in why (for "accel target
+ * cannot compile %s yet").  Silent. */
+int acc_seg_plan(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                 const int64_t *sizes, TlTensor *const *in, AccSegPlan *out,
+                 TlBuf *why);
 
 #endif

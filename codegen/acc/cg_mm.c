@@ -141,12 +141,51 @@ static int qid(const AccCgMm *x, int q)
     return x->oneq ? Q_B : q;
 }
 
+enum { MAX_TESTS = 4 * TL_MAX_RANK };
+
+/* The tests of cond, a conjunction of comparisons of linear forms of
+ * the loops (a zero_pad read's bounds), added to in; -1 when cond is
+ * something else. */
+static int tests_of(AccCg *g, const LExpr *cond, AccCgIn *in)
+{
+    AccCgLin a, b, *t;
+    int64_t off;
+
+    if (cond->kind == LE_BINARY && cond->op == LO_AND)
+        return tests_of(g, cond->a, in) || tests_of(g, cond->b, in) ? -1 : 0;
+    if (cond->kind != LE_BINARY || in->nbt == MAX_TESTS ||
+        (cond->op != LO_LT && cond->op != LO_LE && cond->op != LO_GT &&
+         cond->op != LO_GE) ||
+        acc_cg_lin(g, cond->a, &a) || acc_cg_lin(g, cond->b, &b))
+        return -1;
+    /* a < b: a - b < 0; a <= b: a - b - 1 < 0; a >= b: a - b >= 0;
+     * a > b: a - b - 1 >= 0. */
+    off = cond->op == LO_LE || cond->op == LO_GT ? 1 : 0;
+    t = &in->btest[in->nbt];
+    for (int l = 0; l < TL_MAX_RANK; l++)
+        t->coef[l] = a.coef[l] - b.coef[l];
+    t->k = a.k - b.k - off;
+    in->blt[in->nbt++] = cond->op == LO_LT || cond->op == LO_LE;
+    return 0;
+}
+
 /* A read of an input, f32, or f16/bf16 converted to f32 (*dt: the
- * input's type). */
+ * input's type); or such a read through bounds tests, padded with a
+ * constant (a zero_pad read, lang/SPEC.md 9.3): the image holds the
+ * constant where the tests fail (AccCgIn.btest), as the CPU path's
+ * select reads it. */
 static int load_of(AccCg *g, const LExpr *e, int *op, TlDType *dt)
 {
     AccCgLin l;
     int p;
+    const LExpr *cond = NULL;
+    double pad = 0.0;
+
+    if (e->kind == LE_SELECT && e->type.dt == DT_F32 &&
+        !acc_cg_const(g, e->c, &pad)) {
+        cond = e->a;
+        e = e->b;
+    }
 
     /* The unit sums f16 and bf16 products in f32: only a product of
      * inputs converted to f32 means that. */
@@ -169,6 +208,14 @@ static int load_of(AccCg *g, const LExpr *e, int *op, TlDType *dt)
             in->input = i;
             memcpy(in->coef, l.coef, sizeof l.coef);
             in->k = l.k;
+            if (cond) {
+                in->btest = arena_alloc(&g->s->arena,
+                                        MAX_TESTS * sizeof *in->btest);
+                in->blt = arena_alloc(&g->s->arena, MAX_TESTS);
+                in->bpad = (float)pad;
+                if (tests_of(g, cond, in))
+                    return 1;
+            }
             *op = g->p->nins++;
             return 0;
         }

@@ -10,26 +10,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* in's element at loop values v, or ACC_CG_OUTSIDE when one of its
+ * bounds tests fails there (a zero_pad read). */
+static int64_t elem_v(const AccCgMm *x, const AccCgIn *in, const int64_t *v)
+{
+    int64_t at = in->k;
+
+    for (int t = 0; t < in->nbt; t++) {
+        int64_t d = in->btest[t].k;
+        for (int l = 0; l < x->g.nloops; l++)
+            d += in->btest[t].coef[l] * v[l];
+        if ((d < 0) != in->blt[t])
+            return ACC_CG_OUTSIDE;
+    }
+    for (int l = 0; l < x->g.nloops; l++)
+        at += in->coef[l] * v[l];
+    return at;
+}
+
 /* in's element at (i, j, k): each unflattened over its loops. */
 static int64_t elem(const AccCgMm *x, const AccCgIn *in, int64_t i, int64_t j,
                     int64_t k)
 {
     const int64_t *ext = x->g.p->ext;
-    int64_t at = in->k;
+    int64_t v[TL_MAX_RANK] = {0};
 
     for (int l = x->ni - 1; l >= 0; l--) {
-        at += in->coef[x->il[l]] * (i % ext[x->il[l]]);
+        v[x->il[l]] = i % ext[x->il[l]];
         i /= ext[x->il[l]];
     }
     for (int l = x->nj - 1; l >= 0; l--) {
-        at += in->coef[x->jl[l]] * (j % ext[x->jl[l]]);
+        v[x->jl[l]] = j % ext[x->jl[l]];
         j /= ext[x->jl[l]];
     }
     for (int l = x->g.nloops - 1; l >= x->nout; l--) {
-        at += in->coef[l] * (k % ext[l]);
+        v[l] = k % ext[l];
         k /= ext[l];
     }
-    return at;
+    return elem_v(x, in, v);
 }
 
 /* in's element at row i of A's side and the other loops' values v
@@ -38,15 +56,12 @@ static int64_t elem_at(const AccCgMm *x, const AccCgIn *in, int64_t i,
                        int64_t *v)
 {
     const int64_t *ext = x->g.p->ext;
-    int64_t at = in->k;
 
     for (int l = x->ni - 1; l >= 0; l--) {
         v[x->il[l]] = i % ext[x->il[l]];
         i /= ext[x->il[l]];
     }
-    for (int l = 0; l < x->g.nloops; l++)
-        at += in->coef[l] * v[l];
-    return at;
+    return elem_v(x, in, v);
 }
 
 /* Lanes of a long word (of PE pe inside the scope, word w) of the

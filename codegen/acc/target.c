@@ -15,8 +15,7 @@
  * the interpreter reports.  With TDSL_DEBUG containing "accel" the
  * program is printed to stderr ("accel-ir": the plain loop IR too).
  */
-#include "codegen/acc/cg_int.h"
-#include "codegen/acc/plan.h"
+#include "codegen/acc/target_int.h"
 #include "interp/interp.h"
 
 #include <stdio.h>
@@ -26,6 +25,19 @@
 /* The simulator's statistics of the last run, for `time`. */
 static TlBuf last_stats;
 static int have_last;
+
+/* While a kernel runs as segments (cg_seg.c): their statistics summed,
+ * a line for each, and the words the runner lays out again between
+ * them (an intermediate gathered from its producer's DRAM image and
+ * laid out in its consumer's; inter[i]: input i of the segment running
+ * is an intermediate, out_inter: so is its output). */
+static struct {
+    int on;
+    AccStats sum;
+    TlBuf lines;
+    int64_t relaid;
+    int inter[64], out_inter;
+} seg;
 
 static int report_last(TlBuf *out)
 {
@@ -142,7 +154,9 @@ static TlTensor *image(const AccCgIn *ci, TlTensor *const *packed)
     for (int64_t e = 0; e < ci->nmap; e++) {
         if (ci->map[e] < 0 || !src)
             tl_dt_store_f64(dt, dst + es * (size_t)e,
-                            ci->map[e] < 0 ? ci->pad : 0.0);
+                            ci->map[e] == ACC_CG_OUTSIDE ? ci->bpad
+                            : ci->map[e] < 0             ? ci->pad
+                                                         : 0.0);
         else
             memcpy(dst + es * (size_t)e, src + es * (size_t)ci->map[e], es);
     }
@@ -173,9 +187,8 @@ static void free_program(AccCgProgram *p)
     memset(p, 0, sizeof *p);
 }
 
-/* A simulator for the program `text` of p (p->text or p->bare) with
- * the call's inputs set. */
-static AccSim *start(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+/* target_int.h */
+AccSim *acc_tg_start(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                      const AccCgProgram *p, const TlBuf *text,
                      TlTensor *const *packed, int rank,
                      const int64_t *shape)
@@ -207,180 +220,6 @@ static AccSim *start(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     return sim;
 }
 
-/* Assembles text, a program of k, and times it without running it
- * (acc_time_program).  -1 when it does not assemble. */
-static int time_text(TlSession *s, TlKernelInfo *k, const AccMachine *m,
-                     const TlBuf *text, AccTiming *t)
-{
-    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
-    int file = tl_add_source(s, name, text->s, text->len);
-    AccProgram *prog = acc_assemble(s, file, m, 1);
-
-    if (!prog)
-        return -1;
-    acc_time_program(prog, t);
-    return 0;
-}
-
-/* The plan's estimate of the whole kernel: program pg (of the route
- * named route), timed instruction by instruction as the simulator
- * times it, and without its conversions when it has some; attached to
- * plan when there is one.  -1 when it cannot be timed. */
-static int attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
-                  AccPlan *plan, const AccCgProgram *pg, const char *route,
-                  AccTiming *all)
-{
-    AccTiming bare;
-    int has_bare;
-
-    if (time_text(s, k, m, &pg->text, all))
-        return -1;
-    has_bare = pg->nconv && pg->bare.len &&
-               time_text(s, k, m, &pg->bare, &bare) == 0;
-    if (plan) {
-        acc_plan_set_program(plan, route, all, has_bare ? &bare : NULL);
-        acc_plan_set_followed(plan, pg->plan);
-        acc_plan_set_route_model(plan, pg->est_cycles);
-    }
-    return 0;
-}
-
-static int64_t words_moved(const AccStats *st)
-{
-    int64_t w = st->dram_words[0] + st->dram_words[1];
-    for (int k = 0; k < ACC_MAX_LEVELS; k++)
-        w += st->link_words[k][0] + st->link_words[k][1];
-    return w;
-}
-
-/* The layout planner's estimate of k beside the simulated count: the
- * plan the program follows (p->plan), else the planner's own when it
- * can plan k (its reasons for not planning it are not the user's
- * concern here: they are dropped). */
-static void plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
-                      TlKernelInfo *k, const int64_t *sizes,
-                      const AccCgProgram *pg, const char *route,
-                      TlTensor *const *packed, int rank,
-                      const int64_t *shape, const AccStats *st, TlLoc loc)
-{
-    FILE *saved = s->diag_out;
-    FILE *null = fopen("/dev/null", "w");
-    int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed;
-    AccPlan *p = pg->plan;
-    AccPlanTotals t;
-    AccTiming tm;
-
-    if (!null)
-        return;
-    if (!p) {
-        s->diag_out = null;
-        p = acc_plan_kernel(s, m, k, NULL, sizes, loc);
-        s->diag_out = saved;
-        s->nerrors = ne;
-        s->nwarnings = nw;
-        s->suppressed = sup;
-    }
-    fclose(null);
-    if (!p) {
-        /* No plan (the planner's model does not take the kernel on
-         * this machine): the program's timing all the same. */
-        int rc = attach(s, k, m, NULL, pg, route, &tm);
-        if (rc == 0 && pg->est_cycles > 0)
-            buf_printf(out, "planner    %lld cycles estimated (the %s "
-                       "route's program as emitted, timed; no layout plan "
-                       "of the kernel on this machine; the route's model "
-                       "of its shape %.0f); simulated/estimated %.2f, "
-                       "simulated/model %.2f\n", (long long)tm.cycles,
-                       route, pg->est_cycles,
-                       tm.cycles > 0 ? (double)st->cycles /
-                                           (double)tm.cycles : 0.0,
-                       (double)st->cycles / pg->est_cycles);
-        else if (rc == 0)
-            buf_printf(out, "planner    %lld cycles estimated (the %s "
-                       "route's program as emitted, timed; no layout plan "
-                       "of the kernel on this machine); "
-                       "simulated/estimated %.2f\n", (long long)tm.cycles,
-                       route, tm.cycles > 0 ? (double)st->cycles /
-                                                  (double)tm.cycles : 0.0);
-        return;
-    }
-    attach(s, k, m, p, pg, route, &tm);
-    acc_plan_totals(p, 0, &t);
-    if (t.program >= 0 && !t.model_parts)
-        buf_printf(out, "planner    %lld cycles estimated (the %s route's "
-                   "program as emitted, timed; %s %.0f); "
-                   "simulated/estimated %.2f, simulated/model %.2f\n",
-                   (long long)t.program, t.route, t.model_of, t.model,
-                   t.program > 0 ? (double)st->cycles / (double)t.program
-                                 : 0.0,
-                   t.model > 0 ? (double)st->cycles / t.model : 0.0);
-    else if (t.program >= 0)
-        buf_printf(out, "planner    %lld cycles estimated (the %s route's "
-                   "program as emitted, timed; the plan's model %.0f: "
-                   "compute %.0f, conversions %.0f, DRAM in/out %.0f); "
-                   "simulated/estimated %.2f, simulated/model %.2f\n",
-                   (long long)t.program, t.route, t.model, t.model_compute,
-                   t.model_conv, t.model_io,
-                   t.program > 0 ? (double)st->cycles / (double)t.program
-                                 : 0.0,
-                   t.model > 0 ? (double)st->cycles / t.model : 0.0);
-    else
-        buf_printf(out, "planner    %.0f cycles estimated (compute %.0f, "
-                   "conversions %.0f, DRAM in/out %.0f); "
-                   "simulated/estimated %.2f\n", t.total, t.compute,
-                   t.conv, t.io,
-                   t.total > 0 ? (double)st->cycles / t.total : 0.0);
-    if (pg->plan || pg->nconv) {
-        /* The program's conversions: what it moves and takes beyond
-         * the same program without them. */
-        int64_t words = 0, cycles = 0;
-        if (pg->nconv) {
-            AccSim *sim = start(s, k, m, pg, &pg->bare, packed, rank,
-                                shape);
-            if (acc_sim_run(sim) == 0) {
-                const AccStats *b = acc_sim_stats(sim);
-                words = words_moved(st) - words_moved(b);
-                cycles = st->cycles - b->cycles;
-            }
-            acc_sim_free(sim);
-        }
-        if (!pg->plan) {
-            /* The layout route (cg_red_lay.c) has no plan of its own. */
-            buf_printf(out, "conversion %lld lw in the program (%d "
-                       "conversions, %lld cycles); not planned (the "
-                       "layout route's own conversions)\n",
-                       (long long)words, pg->nconv, (long long)cycles);
-            return;
-        }
-        buf_printf(out, "conversion %lld lw in the program (%d "
-                   "conversions, %lld cycles); the plan's %d: %lld lw, "
-                   "%.0f cycles estimated\n", (long long)words, pg->nconv,
-                   (long long)cycles, t.nconv, (long long)t.conv_words,
-                   t.conv);
-        return;
-    }
-    /* TODO(issue 6): the plan's layouts and conversions in the
-     * program of the other routes (cg_pipe.c follows the plan when the
-     * schedule writes a layout, cg_pipe_lay.c); until then the plan's
-     * conversions run each by itself. */
-    if (!t.nconv) {
-        buf_printf(out, "conversion 0 lw in the program (one layout for "
-                   "every tensor); the plan converts nothing\n");
-        return;
-    }
-    {
-        AccPlanSim ps;
-        acc_plan_simulate(p, 0, &ps);
-        buf_printf(out, "conversion 0 lw in the program (one layout for "
-                   "every tensor); the plan's %d conversions, %d emitted "
-                   "and each simulated alone: %lld cycles, %lld lw "
-                   "(estimated %.0f cycles, %lld lw)\n", ps.nconv, ps.nsim,
-                   (long long)ps.cycles,
-                   (long long)(ps.link_words + ps.dram_words), ps.est,
-                   (long long)ps.est_words);
-    }
-}
-
 /* Assembles and runs p; the output in *out. */
 static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                     const AccCgProgram *p, const char *route,
@@ -395,7 +234,7 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
 
     if (dbg && strstr(dbg, "accel"))
         fputs(p->text.s, stderr);
-    sim = start(s, k, m, p, &p->text, packed, rank, shape);
+    sim = acc_tg_start(s, k, m, p, &p->text, packed, rank, shape);
     buf_init(&err);
     if (acc_sim_run(sim) == 0) {
         *out = acc_sim_get_output(sim, k->outputs[0]->name, &err);
@@ -405,9 +244,28 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             *out = unimage(p, *out, rank, shape);
         buf_free(&last_stats);
         buf_init(&last_stats);
-        acc_sim_print_stats(&last_stats, sim);
-        plan_line(&last_stats, s, m, k, sizes, p, route, packed, rank,
-                  shape, acc_sim_stats(sim), loc);
+        if (seg.on) {
+            const AccStats *st = acc_sim_stats(sim);
+            int64_t relaid = 0;
+            for (int i = 0; i < p->nins; i++) {
+                const AccCgIn *ci = &p->ins[i];
+                if (ci->input < 0 || ci->input >= 64 || !seg.inter[ci->input])
+                    continue;
+                relaid += ci->map ? ci->nmap : ci->direct ? 0 : p->nelems;
+            }
+            if (seg.out_inter && p->omap)
+                relaid += p->nelems;
+            acc_stats_add(&seg.sum, st);
+            seg.relaid += relaid;
+            buf_printf(&seg.lines, "segment    %s: the %s route, %lld "
+                       "cycles, %lld lw relaid before/after it\n",
+                       k->outputs[0]->name, route, (long long)st->cycles,
+                       (long long)(relaid + 1) / 2);
+        } else {
+            acc_sim_print_stats(&last_stats, sim);
+            acc_tg_plan_line(&last_stats, s, m, k, sizes, p, route, packed,
+                         rank, shape, acc_sim_stats(sim), loc);
+        }
         have_last = last_stats.len > 0;
         rc = 0;
     } else {
@@ -557,20 +415,145 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
 }
 
 static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+                     const TlScalarArg *sc, TlTensor **out, TlLoc call_loc);
+
+/* build, its diagnostics dropped: 0 when k compiles whole. */
+static int quiet_build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                       TlTensor *const *packed, Sizes *z,
+                       const int64_t *oshape, const TlScalarArg *sc,
+                       AccCgProgram *p, const char **route, TlLoc loc)
+{
+    FILE *saved = s->diag_out, *null = fopen("/dev/null", "w");
+    int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed, rc;
+
+    if (!null)
+        return -1;
+    s->diag_out = null;
+    rc = build(s, k, m, packed, z, oshape, sc, p, route, loc);
+    s->diag_out = saved;
+    s->nerrors = ne;
+    s->nwarnings = nw;
+    s->suppressed = sup;
+    fclose(null);
+    return rc;
+}
+
+/* A kernel segment by segment (cg_seg.c's plan sp): each segment's
+ * inputs are k's inputs or earlier segments' outputs; the last
+ * segment's output is k's.  The statistics of `time`: the segments'
+ * summed, and a line for each. */
+static int run_segments(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
+                        const AccSegPlan *sp, TlTensor *const *packed,
+                        TlTensor **out, TlLoc loc)
+{
+    TlTensor *made[ACC_SEG_MAX];
+    int rc = 0;
+
+    memset(made, 0, sizeof made);
+    memset(&seg.sum, 0, sizeof seg.sum);
+    buf_init(&seg.lines);
+    seg.relaid = 0;
+    seg.on = 1;
+    for (int i = 0; i < sp->n && rc == 0; i++) {
+        TlKernelInfo *sk = sp->seg[i].k;
+        TlTensor **sin = tl_xcalloc((size_t)sk->ninputs + 1, sizeof *sin);
+        memset(seg.inter, 0, sizeof seg.inter);
+        for (int j = 0; j < sk->ninputs; j++) {
+            const char *nm = sk->inputs[j]->name;
+            for (int x = 0; x < k->ninputs && !sin[j]; x++)
+                if (!strcmp(k->inputs[x]->name, nm))
+                    sin[j] = packed[x];
+            for (int q = 0; q < i && !sin[j]; q++)
+                if (!strcmp(sp->seg[q].out, nm)) {
+                    sin[j] = made[q];
+                    if (j < 64)
+                        seg.inter[j] = 1;
+                }
+            TL_ASSERT(sin[j]);
+        }
+        seg.out_inter = i + 1 < sp->n;
+        rc = run_accel(rt, sk, sin, NULL, &made[i], loc);
+        free(sin);
+    }
+    seg.on = 0;
+    if (rc == 0) {
+        out[0] = made[sp->n - 1];
+        made[sp->n - 1] = NULL;
+        buf_free(&last_stats);
+        buf_init(&last_stats);
+        buf_printf(&last_stats, "segments   %d, run one after another, "
+                   "intermediates through DRAM\n", sp->n);
+        acc_stats_print(&last_stats, m, &seg.sum);
+        buf_puts(&last_stats, seg.lines.s);
+        buf_printf(&last_stats, "conversion %lld lw relaid by the runner "
+                   "between segments (not simulated)\n",
+                   (long long)(seg.relaid + 1) / 2);
+        have_last = 1;
+    }
+    for (int i = 0; i < sp->n; i++)
+        if (made[i])
+            tl_tensor_unref(made[i]);
+    buf_free(&seg.lines);
+    return rc;
+}
+
+/* k compiled whole, else split into segments (cg_seg.c): a kernel of
+ * several stages with no schedule that no one route takes.  When
+ * neither compiles, the whole kernel's error, and why the segments do
+ * not compile. */
+static int build_or_split(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
+                          TlTensor *const *packed, Sizes *z,
+                          const int64_t *oshape, const TlScalarArg *sc,
+                          TlTensor **out, TlLoc loc)
+{
+    TlSession *s = rt->s;
+    AccCgProgram p;
+    const char *route = NULL;
+    AccSegPlan sp;
+    TlBuf why;
+    int rc;
+
+    if (seg.on || k->nfuncs < 2 || k->nschedules || k->nscalars) {
+        if (build(s, k, m, packed, z, oshape, sc, &p, &route, loc) != 0) {
+            free_program(&p);
+            return -1;
+        }
+    } else if (quiet_build(s, k, m, packed, z, oshape, sc, &p, &route,
+                           loc) != 0) {
+        free_program(&p);
+        buf_init(&why);
+        if (acc_seg_plan(s, k, m, z->v, packed, &sp, &why) == 0) {
+            buf_free(&why);
+            return run_segments(rt, k, m, &sp, packed, out, loc);
+        }
+        rc = build(s, k, m, packed, z, oshape, sc, &p, &route, loc);
+        free_program(&p);
+        if (rc == 0)
+            tl_internal_error(__FILE__, __LINE__, "'%s' compiles only once",
+                              k->name);
+        diag_note(s, loc, "split into segments, it does not compile "
+                  "either: no route takes %s", why.s);
+        buf_free(&why);
+        return -1;
+    }
+    rc = simulate(s, k, m, &p, route, packed, k->outputs[0]->rank, oshape,
+                  z->v, &out[0], loc);
+    free_program(&p);
+    return rc;
+}
+
+static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
                      const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
 {
     TlSession *s = rt->s;
     const char *why;
     const AccMachine *m;
-    TlFunc *of;
     TlLoc at;
     TlTensor **packed;
     TlScalarArg *all = NULL;
     int64_t oshape[TL_MAX_RANK];
     int rc = -1;
     Sizes z;
-    AccCgProgram p;
-    const char *route = NULL;
 
     TL_ASSERT(k->ok);
     for (int i = 0; i < k->noutputs; i++)
@@ -587,7 +570,6 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             diag_note(s, call_loc, "in this call of '%s'", k->name);
         return -1;
     }
-    of = k->outputs[0];
     z.k = k;
     z.v = tl_xcalloc((size_t)k->nsizes + 1, sizeof *z.v);
     if (call_shapes(k, in, &z, oshape)) {
@@ -609,10 +591,7 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             return -1;
         }
     }
-    if (build(s, k, m, packed, &z, oshape, all, &p, &route, call_loc) == 0)
-        rc = simulate(s, k, m, &p, route, packed, of->rank, oshape, z.v,
-                      &out[0], call_loc);
-    free_program(&p);
+    rc = build_or_split(rt, k, m, packed, &z, oshape, all, out, call_loc);
     free(all);
     for (int i = 0; i < k->ninputs; i++)
         tl_tensor_unref(packed[i]);
@@ -631,6 +610,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     Sizes z;
     AccCgProgram p;
     const char *route;
+    int whole = -1;
 
     TL_ASSERT(k->ok);
     for (int i = 0; i < k->ninputs; i++)
@@ -651,7 +631,28 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         free(z.v);
         return -1;
     }
-    if (build(s, k, m, in, &z, oshape, NULL, &p, &route, loc) == 0) {
+    if (k->nfuncs >= 2 && !k->nschedules &&
+        (whole = quiet_build(s, k, m, in, &z, oshape, NULL, &p, &route,
+                             loc)) != 0) {
+        AccSegPlan sp;
+        TlBuf why;
+        free_program(&p);
+        buf_init(&why);
+        if (acc_seg_plan(s, k, m, z.v, in, &sp, &why) == 0) {
+            /* TODO(issue 6): the segments' streams as one program. */
+            diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED,
+                       arena_printf(&s->arena, "one program of '%s', "
+                                    "which runs as %d segments (a call "
+                                    "with `on accel` runs them one after "
+                                    "another),", k->name, sp.n));
+            buf_free(&why);
+            free(z.v);
+            return -1;
+        }
+        buf_free(&why);
+    }
+    if (whole == 0 || build(s, k, m, in, &z, oshape, NULL, &p, &route,
+                            loc) == 0) {
         rc = 0;
         for (int i = 0; i < p.nins && rc == 0; i++) {
             if (p.ins[i].map || p.omap) {
@@ -751,7 +752,7 @@ static int time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     s->diag_out = null;
     if (!bad && build(s, k, m, in, &z, oshape, NULL, &p, &route, at) == 0) {
         AccTiming tm;
-        rc = attach(s, k, m, plan, &p, route, &tm);
+        rc = acc_tg_attach(s, k, m, plan, &p, route, &tm);
         if (rc == 0 && out)
             *out = tm;
         if (rc == 0 && route_out)

@@ -114,4 +114,17 @@ grep -q "error: accel target cannot compile a stand-alone program of 'addrow', w
 "$TDSL" compile k.tdsl --kernel total --target accel --in f32[8] 2>err
 [ $? = 1 ] || fail "reduction: exit $?"
 grep -q "accel target cannot compile" err || fail "reduction: $(cat err)"
+# A kernel that runs as segments (codegen/acc/cg_seg.c) is not one
+# program yet.
+cat >seg.tdsl <<'TDSL'
+kernel block(X: f32[N, C, H, W], Wt: f32[F, C, 3, 3], b: f32[F]) -> (Y: f32[N, F, H, W]) {
+    c[n, f, y, x] = sum(ci, r in 0..3, s in 0..3) X.zero_pad[n, ci, y + r - 1, x + s - 1] * Wt[f, ci, r, s]
+    Y[n, f, y, x] = max(c[n, f, y, x] + b[f], 0.0)
+}
+TDSL
+"$TDSL" compile seg.tdsl --kernel block --target accel --in 'f32[1,4,5,5]' \
+    --in 'f32[4,4,3,3]' --in 'f32[4]' -o seg.s 2>err
+[ $? = 1 ] || fail "segments: exit $?"
+grep -q "error: accel target cannot compile one program of 'block', which runs as 2 segments (a call with .on accel. runs them one after another), yet" err ||
+    fail "segments: $(cat err)"
 exit 0
