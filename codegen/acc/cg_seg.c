@@ -13,7 +13,9 @@
  * kernel.  A stage that holds a reduction inside other arithmetic
  * (`S = (sum(d) Q * K) * c`, `F = max(sum(k) N * W, 0)`: a matmul with
  * an epilogue) is split in two, the reduction a stage of its own
- * (NAME__r) and the rest elementwise.  The segments are the partition
+ * (NAME__r) and the rest elementwise, unless then no segment takes its
+ * halves (NAME__r has no domain of its own when the reduction does not
+ * read every index of the stage).  The segments are the partition
  * of the stages into runs (of at most MAX_RUN stages) that compile
  * with the fewest cycles in all, each run's program timed as the
  * simulator counts it (dynamic programming over where runs end).
@@ -25,7 +27,9 @@
  * streams concatenated and the intermediates' DRAM images converted
  * on the device; the runner now gathers each intermediate from the
  * producer's image and lays it out in the consumer's (AccCgIn.map),
- * which the statistics count as `relaid` words, not as cycles.
+ * which the statistics count as `relaid` words, not as cycles.  Each
+ * call plans again (its segment kernels are new sources in the
+ * session): TODO(issue 6) keep the plan per kernel and shapes.
  */
 #include "codegen/acc/cg_int.h"
 #include "codegen/acc/plan.h"
