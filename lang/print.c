@@ -267,8 +267,14 @@ static int starts_with_sign(const TlExpr *e, int minprec, int tail)
  * parentheses. */
 static void reduce_body(TlBuf *o, const TlExpr *e, int tail)
 {
-    if ((e->op == RD_MAX || e->op == RD_MIN) && e->a &&
-        starts_with_sign(e->a, P_OR, tail)) {
+    /* A parenthesised sum of terms stays so: without the parentheses
+     * a term that reads no reduction variable draws the warning
+     * SUM_TERM_INVARIANT (resolve.c), which they answer. */
+    if (((e->op == RD_MAX || e->op == RD_MIN) && e->a &&
+         starts_with_sign(e->a, P_OR, tail)) ||
+        (e->op == RD_SUM && e->a && e->a->parens &&
+         e->a->kind == EX_BINARY &&
+         (e->a->op == OP_ADD || e->a->op == OP_SUB))) {
         buf_putc(o, '(');
         expr(o, e->a, P_LOW, 0);
         buf_putc(o, ')');

@@ -11,6 +11,7 @@
  */
 #include "lang/lang_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ====================================================================
@@ -656,6 +657,65 @@ static void walk_call(RCtx *r, TlExpr *e)
     }
 }
 
+/* Does e read one of red's reduction variables? */
+static int reads_rvar(const TlExpr *e, const TlReduce *red)
+{
+    if (!e)
+        return 0;
+    for (int i = 0; i < red->nrvars; i++)
+        if (e->sym == red->rvars[i])
+            return 1;
+    if (reads_rvar(e->a, red) || reads_rvar(e->b, red) ||
+        reads_rvar(e->c, red))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (reads_rvar(e->args.v[i], red))
+            return 1;
+    return 0;
+}
+
+/* A reduction's body extends as far right as it can (SPEC 7.6), so
+ * `sum(k) A[s, k] * W[k, d] + X[s, d]` adds X once for each k, where a
+ * residual was meant: warn for each term of the body's top-level
+ * `+`/`-` chain that reads no reduction variable.  A body written in
+ * parentheses says the term belongs inside. */
+static void warn_invariant_terms(Chk *c, const TlExpr *body,
+                                 const TlReduce *red)
+{
+    const TlExpr *e = body;
+    char names[128];
+    size_t len = 0;
+
+    if (!body || body->parens || body->kind != EX_BINARY ||
+        (body->op != OP_ADD && body->op != OP_SUB))
+        return;
+    names[0] = 0;
+    for (int i = 0; i < red->nrvars && len + 8 < sizeof names; i++) {
+        int w = snprintf(names + len, sizeof names - len, "%s'%s'",
+                         i == 0 ? "" : i == red->nrvars - 1 ? " or " : ", ",
+                         red->rvars[i]->name);
+        if (w < 0 || (size_t)w >= sizeof names - len)
+            break;
+        len += (size_t)w;
+    }
+    while (e->kind == EX_BINARY && !e->parens &&
+           (e->op == OP_ADD || e->op == OP_SUB)) {
+        if (!reads_rvar(e->b, red)) {
+            diag_warning(c->s, e->b->loc, DIAG_SUM_TERM_INVARIANT, names);
+            diag_hint(c->s, "to add it once, close the reduction before "
+                      "it: (sum(...) ...) + term; to keep it inside, put "
+                      "the body in parentheses");
+        }
+        e = e->a;
+    }
+    if (!reads_rvar(e, red)) {
+        diag_warning(c->s, e->loc, DIAG_SUM_TERM_INVARIANT, names);
+        diag_hint(c->s, "to add it once, take it out of the reduction: "
+                  "term + sum(...) ...; to keep it inside, put the body in "
+                  "parentheses");
+    }
+}
+
 static void walk_reduce(RCtx *r, TlExpr *e)
 {
     Chk *c = r->kc->c;
@@ -719,6 +779,8 @@ static void walk_reduce(RCtx *r, TlExpr *e)
     r->sc = sc;
     walk(r, e->a);
     r->sc = outer;
+    if (e->op == RD_SUM && red->nrvars == e->args.n)
+        warn_invariant_terms(c, e->a, red);
     if (r->f) {
         TlFunc *f = r->f;
         TlReduce **v = arena_alloc(c->a, (size_t)(f->nreds + 1) * sizeof *v);
