@@ -101,6 +101,12 @@ typedef struct LType {
 /* The most lanes a vector may have. */
 enum { LIR_MAX_LANES = 1024 };
 
+/* The width of a serial loop that the C compiler must not unroll: the
+ * copies of a schedule's `unrolled` loops in head, tail and fallback
+ * code, which are kept loops to keep the code small (gcc -O3 unrolled
+ * them all the same: a fifth of matmul's cc time). */
+enum { LIR_ROLLED = 1 };
+
 /* Binary and unary operators.
  * X(NAME, spelling, precedence, class)
  *   precedence  binding strength in the text form (SPEC 7.1): 2 ||,
@@ -246,7 +252,9 @@ typedef enum {
     LS_FOR,     /* for var in a .. b (half-open) { body }; loop, width
                  * (LP_VECTORIZED: the lanes; LP_PARALLEL: the chunk
                  * of iterations a thread takes at a time, 0 for the
-                 * backend's default), level (LP_DISTRIBUTED) */
+                 * backend's default; LP_SERIAL: 1 for a loop the C
+                 * compiler must keep rolled, printed `rolled for`:
+                 * LIR_ROLLED), level (LP_DISTRIBUTED) */
     LS_LET,     /* let var = a */
     LS_STORE,   /* var[args] = a */
     LS_ALLOC,   /* alloc var: var->type.dt[args] on mem */

@@ -172,7 +172,8 @@ int lir_int_fits(TlDType dt, int64_t v)
 
 static const char *const keywords[] = {
     "func", "for", "in", "let", "alloc", "on", "if", "else", "parallel",
-    "vectorized", "unrolled", "distributed", "heap", "stack", "register",
+    "vectorized", "unrolled", "rolled", "distributed", "heap", "stack",
+    "register",
     "true", "false", "inf", "nan", "select", "ramp", "broadcast", NULL
 };
 
@@ -437,7 +438,9 @@ LStmt *lir_for(TlSession *s, LLoopKind kind, int width, const char *level,
 {
     LStmt *st = new_stmt(s, LS_FOR);
     st->loop = kind;
-    st->width = kind == LP_VECTORIZED || kind == LP_PARALLEL ? width : 0;
+    st->width = kind == LP_VECTORIZED || kind == LP_PARALLEL ? width
+                : kind == LP_SERIAL && width == LIR_ROLLED ? LIR_ROLLED
+                : 0;
     st->level = kind == LP_DISTRIBUTED && level
                     ? arena_strdup(&s->arena, level)
                     : NULL;

@@ -675,6 +675,9 @@ static LStmt *for_stmt(P *p)
             width = small_int(p, "a chunk size", INT32_MAX);
             expect(p, T_RP);
         }
+    } else if (is_kw(p, "rolled")) {
+        width = LIR_ROLLED;
+        next(p);
     } else if (is_kw(p, "unrolled")) {
         kind = LP_UNROLLED;
         next(p);
@@ -773,7 +776,7 @@ static LStmt *stmt(P *p)
         st = block(p);
     } else if (is_kw(p, "for") || is_kw(p, "parallel") ||
                is_kw(p, "vectorized") || is_kw(p, "unrolled") ||
-               is_kw(p, "distributed")) {
+               is_kw(p, "rolled") || is_kw(p, "distributed")) {
         st = for_stmt(p);
     } else if (is_kw(p, "if")) {
         st = if_stmt(p);

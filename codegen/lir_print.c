@@ -217,7 +217,10 @@ void lir_print_head(TlBuf *out, const LStmt *st)
     switch (st->kind) {
     case LS_FOR:
         switch (st->loop) {
-        case LP_SERIAL: break;
+        case LP_SERIAL:
+            if (st->width == LIR_ROLLED)
+                buf_puts(out, "rolled ");
+            break;
         case LP_VECTORIZED:
             buf_printf(out, "vectorized(%d) ", st->width);
             break;

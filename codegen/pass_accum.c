@@ -252,8 +252,8 @@ static LStmt *serial_for(LMutator *m, LStmt *st)
     st = lir_mutate_stmt_children(m, st);
     if (st->kind != LS_FOR || st->loop != LP_UNROLLED)
         return st;
-    return lir_for(m->s, LP_SERIAL, 0, NULL, st->var, st->a, st->b,
-                   st->body);
+    return lir_for(m->s, LP_SERIAL, LIR_ROLLED, NULL, st->var, st->a,
+                   st->b, st->body);
 }
 
 /* st with its unrolled loops serial: the fallback, taken only for

@@ -60,8 +60,11 @@ static LStmt *plain_for(LMutator *m, LStmt *st)
 
     if (st->loop != LP_UNROLLED && body == st->body)
         return st;
-    return lir_for(m->s, st->loop == LP_UNROLLED ? LP_SERIAL : st->loop,
-                   st->width, st->level, st->var, st->a, st->b, body);
+    if (st->loop == LP_UNROLLED)
+        return lir_for(m->s, LP_SERIAL, LIR_ROLLED, NULL, st->var, st->a,
+                       st->b, body);
+    return lir_for(m->s, st->loop, st->width, st->level, st->var, st->a,
+                   st->b, body);
 }
 
 static LStmt *not_unrolled(TlSession *s, LStmt *st)

@@ -755,6 +755,13 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
              * unrolled loop would otherwise become 64 copies and a
              * remainder, for nothing but compile time. */
             buf_puts(b, "#pragma GCC unroll 64\n");
+        } else if (st->loop == LP_SERIAL && st->width == LIR_ROLLED) {
+            /* A copy of an unrolled loop in a tail or a fallback
+             * (pass_partition.c, pass_accum.c), rolled on purpose:
+             * gcc -O3 unrolled a constant count all the same, and
+             * matmul's tails so unrolled were a fifth of its cc time
+             * (bench/README.md 2026-11-29 06:00). */
+            buf_puts(b, "#pragma GCC unroll 1\n");
         }
         indent(b, ind);
         buf_printf(b, "for (%s ", ctype(st->var->type.dt));
