@@ -197,6 +197,10 @@ typedef struct LVar {
     LType type;             /* LV_FUNC: the result's */
     const TlDType *sig;     /* LV_FUNC: the parameters' dtypes */
     int nsig;
+    int stream;             /* LV_BUFFER: an output whose whole rows
+                             * may be stored past the caches (the
+                             * `stream` directive; pass_stream.c);
+                             * printed `f32* stream` */
 } LVar;
 
 /* Expression kinds; the fields each uses are listed, the rest are 0. */
@@ -487,6 +491,13 @@ LFunc *lir_bound_tile_loops(TlSession *s, LFunc *f);
 /* pass_unroll.c.  Replaces each `unrolled` loop with constant bounds
  * (at most 64 iterations) by copies of its body, one per value. */
 LFunc *lir_unroll(TlSession *s, LFunc *f);
+
+/* pass_stream.c.  In a function with an output marked `stream`, a loop
+ * that writes one contiguous run of it exactly once in whole 16-lane
+ * f32 vectors (constant loops, no `if`, no read of the output) writes
+ * the run to a stack buffer instead, then stores it with one store of
+ * the run's length, which the C backend emits as streaming stores. */
+LFunc *lir_stream_rows(TlSession *s, LFunc *f);
 
 /* pass_flatten.c.  Makes buffers with dimensions (parameters and
  * allocations) flat, each access one row-major index. */

@@ -172,7 +172,8 @@ int lir_int_fits(TlDType dt, int64_t v)
 
 static const char *const keywords[] = {
     "func", "for", "in", "let", "alloc", "on", "if", "else", "parallel",
-    "vectorized", "unrolled", "rolled", "distributed", "heap", "stack",
+    "vectorized", "unrolled", "rolled", "stream", "distributed", "heap",
+    "stack",
     "register",
     "true", "false", "inf", "nan", "select", "ramp", "broadcast", NULL
 };

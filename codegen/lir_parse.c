@@ -860,6 +860,10 @@ static LParam param(P *p)
     } else {
         prm.var = lir_var(p->s, pname, t);
     }
+    if (prm.var->kind == LV_BUFFER && is_kw(p, "stream")) {
+        next(p);
+        prm.var->stream = 1;
+    }
     define(p, prm.var);
     return prm;
 }

@@ -371,6 +371,8 @@ void lir_print_func(TlBuf *out, const LFunc *f)
             args(out, p->dims, p->ndims);
             buf_putc(out, ']');
         }
+        if (v && v->kind == LV_BUFFER && v->stream)
+            buf_puts(out, " stream");
     }
     buf_putc(out, ')');
     body(out, f->body, 0);

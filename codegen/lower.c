@@ -156,6 +156,8 @@ static void extern_tensor(Lw *L, TlFunc *f, const char *what)
 
     fi->buf = add_param(L, lir_buffer(L->s, base, f->dtype), CGP_BUF, f, 0,
                         NULL);
+    fi->buf->stream = !strcmp(what, "out") && !L->plain &&
+                      cg_sched_streamed(L->k, f);
     for (int j = 0; j < f->rank; j++) {
         LType t = lir_type(DT_I64, 1);
         LVar *e = lir_var(L->s, arena_printf(&L->s->arena, "%s.n%d", base, j),

@@ -45,6 +45,7 @@ static const LPass passes[] = {
     {"vectorize", run_vectorize, 1},
     {"accum", run_accum, 1},
     {"unroll", lir_unroll, 1},
+    {"stream", lir_stream_rows, 1},
     {"simplify", run_simplify, 1},
     {"hoist", lir_hoist, 1},
     {"simplify", run_simplify, 1},

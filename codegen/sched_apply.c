@@ -455,6 +455,14 @@ static int apply(Ap *a)
         a->n->at_var = a->d->args[1].var;
         a->n->at_loc = a->d->loc;
         return 0;
+    case SD_STREAM:
+        /* Applied where the buffer is made (cg_sched_streamed). */
+        if (a->f->kind != FN_OUTPUT) {
+            diag_error(a->s, a->d->loc, DIAG_CG_STREAM_NOT_OUTPUT,
+                       a->f->name);
+            return -1;
+        }
+        return 0;
     case SD_REORDER_STORAGE:
         /* Applied where the buffer is made (cg_sched_storage). */
         if (a->f->kind == FN_OUTPUT) {
@@ -792,6 +800,18 @@ void cg_sched_storage(TlKernelInfo *k, TlCall *const *path, int np,
             for (int i = 0; i < m; i++)
                 order[pos[i]] = ax[i];
         }
+}
+
+int cg_sched_streamed(TlKernelInfo *k, const TlFunc *f)
+{
+    const TlSchedChain *chs[64];
+    int nch = chains_for(k, NULL, 0, f, chs, 64);
+
+    for (int c = 0; c < nch; c++)
+        for (int d = 0; d < chs[c]->ndirs; d++)
+            if (chs[c]->dirs[d].kind == SD_STREAM)
+                return 1;
+    return 0;
 }
 
 const TlSchedDir *cg_sched_at(TlKernelInfo *k, TlCall *const *path, int np,

@@ -285,6 +285,7 @@ X(CG_AT_NOT_ENCLOSING, ERROR, "'%s' is computed inside loop '%s' of '%s', which 
  * when both are constants, else when the kernel is called. */
 X(CG_BOUND, ERROR, "'bound' gives '%s' of '%s' min %lld and extent %lld, but its domain has min %lld and extent %lld")
 X(CG_BOUND_AFTER, ERROR, "'bound' of '%s' must come before the directives that split or fuse its loop")
+X(CG_STREAM_NOT_OUTPUT, ERROR, "'stream' of '%s': only an output's rows are stored past the caches")
 X(CG_STORAGE_OUTPUT, ERROR, "'reorder_storage' of output '%s': an output is stored as the caller's tensor, row-major")
 X(CG_TAIL, ERROR, "tail strategy '%s' does not apply here: %s")
 /* store_at(stage, v) against where the stage is computed. */

@@ -1157,6 +1157,7 @@ struct TlKernelInfo {
     X(REORDER_STORAGE, "reorder_storage", "x+")                          \
     X(RFACTOR, "rfactor", "rn")                                          \
     X(BOUND, "bound", "xee")                                             \
+    X(STREAM, "stream", "")                                              \
     X(DISTRIBUTE, "distribute", "vL")                                    \
     X(GPU_BLOCKS, "gpu_blocks", "v+")                                    \
     X(GPU_THREADS, "gpu_threads", "v+")

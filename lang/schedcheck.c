@@ -40,6 +40,7 @@ static const char *const usage[SD__COUNT] = {
     [SD_REORDER_STORAGE] = "reorder_storage(v1, v2, ...)",
     [SD_RFACTOR] = "rfactor(r, v)",
     [SD_BOUND] = "bound(v, min, extent)",
+    [SD_STREAM] = "stream()",
     [SD_DISTRIBUTE] = "distribute(v, [level, ...])",
     [SD_GPU_BLOCKS] = "gpu_blocks(v, ...)",
     [SD_GPU_THREADS] = "gpu_threads(v, ...)",

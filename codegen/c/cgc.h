@@ -141,6 +141,9 @@ TL_INTERNAL int64_t cg_sched_pad(TlKernelInfo *k, TlCall *const *path,
 TL_INTERNAL void cg_sched_storage(TlKernelInfo *k, TlCall *const *path,
                                   int np, const TlFunc *f, int *order);
 
+/* Whether k's cpu schedule streams output f (`stream()`). */
+TL_INTERNAL int cg_sched_streamed(TlKernelInfo *k, const TlFunc *f);
+
 /* The compute_at directive in effect for f in k's cpu schedule, or
  * NULL (computed at root). */
 TL_INTERNAL const TlSchedDir *cg_sched_at(TlKernelInfo *k,
@@ -239,6 +242,14 @@ TL_INTERNAL void cgc_name(TlBuf *b, const char *n);
 TL_INTERNAL void cgc_vec_prelude(TlBuf *b, const LFunc *f);
 TL_INTERNAL void cgc_vexpr(TlBuf *b, const LExpr *e);
 TL_INTERNAL void cgc_vstore(TlBuf *b, const LStmt *st);
+/* Whether st is a streamed copy of pass_stream.c (a store of more than
+ * 16 contiguous floats to a `stream` output from a buffer): emitted as
+ * tl_stream_f32, non-temporal stores that TL_SFENCE() orders. */
+TL_INTERNAL int cgc_stream_copy(const LStmt *st);
+/* The helpers of streamed copies (once per kernel that has one), and
+ * one streamed copy (emit_stream.c). */
+TL_INTERNAL void cgc_stream_prelude(TlBuf *b);
+TL_INTERNAL void cgc_stream_store(TlBuf *b, const LStmt *st);
 TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
 /* Whether the prelude has the 16-lane types and masked moves. */
 TL_INTERNAL int cgc_vec_has16(void);

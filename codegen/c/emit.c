@@ -694,6 +694,22 @@ static void block_items(TlBuf *b, const LStmt *st, int ind,
     nlet = lets;
 }
 
+static int stream_seen(LVisitor *v, const LStmt *st)
+{
+    if (cgc_stream_copy(st))
+        v->ctx = (void *)st;
+    return !v->ctx;
+}
+
+/* Whether st holds a streamed copy (pass_stream.c). */
+static int streams(const LStmt *st)
+{
+    LVisitor v = {NULL, NULL, stream_seen};
+
+    lir_visit_stmt(&v, st);
+    return v.ctx != NULL;
+}
+
 static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
 {
     switch (st->kind) {
@@ -778,6 +794,11 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         bc = cgc_bcmul_loop(st->body);
         block_items(b, st->body, ind + 1, vn);
         cgc_bcmul_restore(bc);
+        if (st->loop == LP_PARALLEL && streams(st->body)) {
+            /* The thread's streaming stores visible before the join. */
+            indent(b, ind + 1);
+            buf_puts(b, "TL_SFENCE();\n");
+        }
         indent(b, ind);
         buf_puts(b, "}\n");
         return;
@@ -877,7 +898,7 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             name(b, st->var->name);
             buf_puts(b, "[");
             expr(b, st->args[0]);
-            buf_puts(b, "];\n");
+            buf_puts(b, "] TL_LINE;\n");
         }
         return;
     case LS_IF:
@@ -958,6 +979,8 @@ void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f)
     }
     buf_puts(out, "\n");
     block_items(out, f->body, 1, NULL);
+    if (streams(f->body))
+        buf_puts(out, "    TL_SFENCE();\n");
     buf_puts(out, "}\n\nvoid tdsl_entry(void *const *args);\n");
     buf_puts(out, "void tdsl_entry(void *const *args)\n{\n    ");
     name(out, f->name);

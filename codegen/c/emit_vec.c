@@ -167,6 +167,7 @@ typedef struct Seen {
     int ws[16];
     int n;
     unsigned math;      /* math calls with helpers (emit_vmath.c) */
+    int stream;         /* a streamed copy (tl_stream_f32) */
 } Seen;
 
 static void see(Seen *s, int lanes)
@@ -188,8 +189,16 @@ static int see_stmt(LVisitor *v, const LStmt *st)
 {
     if (st->kind == LS_LET)
         see(v->ctx, st->var->type.lanes);
+    /* A streamed copy is a call of tl_stream_f32: no vector type of
+     * its length. */
+    if (cgc_stream_copy(st)) {
+        ((Seen *)v->ctx)->stream = 1;
+        return 0;
+    }
     return 1;
 }
+
+
 
 /* A broadcast written as an initializer of W copies, which compilers
  * turn into one broadcast instruction. */
@@ -310,6 +319,8 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
     lir_visit_stmt(&v, f->body);
     has16 = 0;
     store_mask = NULL;
+    if (s.stream)
+        cgc_stream_prelude(b);
     if (!s.n)
         return;
     buf_puts(b, vec_macros);
@@ -929,6 +940,10 @@ void cgc_vstore(TlBuf *b, const LStmt *st)
     const LExpr *idx = st->args[0], *base = dense(idx, st->var->type.dt);
     LType t = st->a->type;
 
+    if (cgc_stream_copy(st)) {
+        cgc_stream_store(b, st);
+        return;
+    }
     if (store_mask) {
         TL_ASSERT(base && t.lanes == 16 && dt_size(t.dt) == 4);
         buf_puts(b, "{ ");
