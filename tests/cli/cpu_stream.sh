@@ -9,6 +9,8 @@
 # compilers.  bench/tdsl_kernels.tdsl's blur3 streams its output.
 . "$(dirname "$0")/lib.sh"
 src=$OLDPWD
+XDG_CACHE_HOME=$TMP/cache
+export XDG_CACHE_HOME
 command -v cc >/dev/null 2>&1 || exit 77
 f=$src/tests/cpu/cpu_stream.tdsl
 
