@@ -232,7 +232,8 @@ typedef struct AccOp {
     int16_t child;      /* ucast@i, dma.ld@i ...: the child; -1 none */
     uint16_t nsteps;    /* nop/n */
     uint64_t set;       /* dma.bcast@{i,j,...}: bit i for top node i;
-                         * 0: every top node (no set) */
+                         * a down transfer's: bit i for child i of
+                         * each node (acc_set_children); 0: all */
     AccOpnd src[ACC_MAX_SRC];
     AccOpnd dst[ACC_MAX_DST];
     int col;            /* source column of the op (0 if none) */

@@ -496,21 +496,35 @@ static int suffixes(Asm *A, AccOp *op, char *word, const char *start)
     return 0;
 }
 
-/* `@{i, j, ...}` after dma.bcast: the top BM nodes the broadcast goes
- * to (MN-Core's mvb to several L2BMs), kept as a bit mask, so a node
- * named twice or one the machine lacks is refused here, at its column;
- * acc_check_op refuses a set on any other op. */
+/* `@{i, j, ...}` after dma.bcast (the top BM nodes it goes to,
+ * MN-Core's mvb to several L2BMs) or after a down transfer of level k
+ * (the children of each level-k node that receive, MN-Core's l2bmb@),
+ * kept as a bit mask, so a node named twice or one the machine lacks
+ * is refused here, at its column; acc_check_op refuses a set on any
+ * other op. */
 static int node_set(Asm *A, AccOp *op)
 {
     const char *open = A->p++;
-    int top = acc_bm_level(A->m, acc_bm_levels(A->m));
-    int64_t nodes = acc_level_nodes(A->m, top);
+    const char *what, *under;
+    int64_t nodes;
 
+    /* A down transfer of a level the machine lacks: acc_check_op
+     * names the level. */
+    if (acc_set_children(A->m, op, &nodes, &what, &under) &&
+        acc_op_kind(op->opc) == ACC_K_XDOWN)
+        nodes = 64, what = under = "?";
+    else if (acc_set_children(A->m, op, &nodes, &what, &under))
+        return acc_asm_err(A, open, 1, DIAG_ACC_SYNTAX,
+                   "only the down transfers (bcast, dist, mbcast) and "
+                   "dma.bcast take a node set @{...}");
+    if (nodes > 64 && under)
+        return acc_asm_err(A, open, 1, DIAG_ACC_SYNTAX,
+                   "a node set takes at most 64 nodes; an %s has %lld %ss",
+                   under, (long long)nodes, what);
     if (nodes > 64)
         return acc_asm_err(A, open, 1, DIAG_ACC_SYNTAX,
                    "a node set takes at most 64 nodes; this machine's "
-                   "level %s has %lld", A->m->level[top].name,
-                   (long long)nodes);
+                   "level %s has %lld", what, (long long)nodes);
     acc_asm_skip_ws(A);
     if (A->p < line_end(A) && *A->p == '}')
         return acc_asm_err(A, open, (int)(A->p + 1 - open), DIAG_ACC_SYNTAX,
@@ -521,11 +535,16 @@ static int node_set(Asm *A, AccOp *op)
         int64_t c;
         if (acc_asm_expr(A, &c))
             return -1;
+        if ((c < 0 || c >= nodes) && under)
+            return acc_asm_err(A, at, (int)(A->p - at), DIAG_ACC_SYNTAX,
+                       "no %s %lld under an %s: it has %ss 0..%lld",
+                       what, (long long)c, under, what,
+                       (long long)nodes - 1);
         if (c < 0 || c >= nodes)
             return acc_asm_err(A, at, (int)(A->p - at), DIAG_ACC_SYNTAX,
                        "no node %lld at level %s: this machine has "
-                       "nodes 0..%lld there", (long long)c,
-                       A->m->level[top].name, (long long)nodes - 1);
+                       "nodes 0..%lld there", (long long)c, what,
+                       (long long)nodes - 1);
         if (op->set >> c & 1)
             return acc_asm_err(A, at, (int)(A->p - at), DIAG_ACC_SYNTAX,
                        "node %lld twice in the set", (long long)c);

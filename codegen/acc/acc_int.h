@@ -24,6 +24,13 @@ TL_INTERNAL int acc_lanes(TlDType dt, int w);
 /* The children of one node of BM level k: PEs for k 1, BM nodes of
  * L(k-1) otherwise; and how many nodes the top BM level has. */
 TL_INTERNAL int64_t acc_children(const AccMachine *m, int k);
+/* The children a node set @{...} of op names (ACCELERATOR.md 4.5):
+ * *n of them, each a node of level *what, under one node of level
+ * *under (NULL for dma.bcast, whose set names top nodes); -1 when op
+ * takes no set. */
+TL_INTERNAL int acc_set_children(const AccMachine *m, const AccOp *op,
+                                 int64_t *n, const char **what,
+                                 const char **under);
 /* The BM-side length in long words of a transfer's BM operand (for L1
  * ops, which take no written length) or the written length. */
 TL_INTERNAL int64_t acc_xfer_len(const AccMachine *m, const AccOp *op);
@@ -133,6 +140,10 @@ typedef struct AccStage {
     uint8_t *on;        /* [npe][4]: the PE writes in this sub-cycle */
     uint64_t *bmv;      /* BM results: [nodes][bmlen] */
     int64_t bmcap, bmlen;
+    /* A down transfer to a node set: node nd is written only when bit
+     * nd % bmfan of bmset is (0: every node). */
+    uint64_t bmset;
+    int64_t bmfan;
     double *mv;         /* mwrite: [ngroup][64][64] */
     int row0, nrows;
 } AccStage;

@@ -109,6 +109,36 @@ int64_t acc_children(const AccMachine *m, int k)
     return acc_level_nodes(m, lo) / acc_level_nodes(m, li);
 }
 
+int acc_set_children(const AccMachine *m, const AccOp *op, int64_t *n,
+                     const char **what, const char **under)
+{
+    int nbm = acc_bm_levels(m), k = op->level;
+
+    if (op->opc == ACC_OP_DBCAST) {
+        int top = acc_bm_level(m, nbm);
+        *n = acc_level_nodes(m, top);
+        *what = m->level[top].name;
+        *under = NULL;
+        return 0;
+    }
+    if ((op->opc != ACC_OP_BCAST && op->opc != ACC_OP_DIST &&
+         op->opc != ACC_OP_MBCAST) || k < 1 || k > nbm)
+        return -1;
+    *under = m->level[acc_bm_level(m, k)].name;
+    if (k > 1) {
+        *n = acc_children(m, k);
+        *what = m->level[acc_bm_level(m, k - 1)].name;
+    } else if (op->opc == ACC_OP_MBCAST) {
+        /* mbcast's children are the groups (MABs), each one lane. */
+        *n = acc_children(m, 1) / m->level[m->nlevels - 1].fanout;
+        *what = m->level[m->nlevels - 2].name;
+    } else {
+        *n = acc_children(m, 1);
+        *what = m->level[m->nlevels - 1].name;
+    }
+    return 0;
+}
+
 int64_t acc_space_words(const AccMachine *m, int sp)
 {
     switch (sp) {
@@ -401,10 +431,24 @@ int acc_check_op(const AccMachine *m, const AccProgram *p, const AccOp *op,
         return bad(why, "op in the wrong slot");
     AccOpKind kind = acc_op_kind(op->opc);
     int xfer = kind == ACC_K_XDOWN || kind == ACC_K_XUP;
-    /* TODO(issue 6): the subset masks of the L-level transfers
-     * (`bcast.k@{set}`, ACCELERATOR.md 4.5) are not modelled. */
-    if (op->set && op->opc != ACC_OP_DBCAST)
-        return bad(why, "only dma.bcast takes a node set @{...}");
+    if (op->set) {
+        /* The set names children of each node of the op's level
+         * (ACCELERATOR.md 4.5), top nodes for dma.bcast. */
+        int64_t n;
+        const char *what, *under;
+        if (acc_set_children(m, op, &n, &what, &under) &&
+            kind == ACC_K_XDOWN)
+            n = 64;     /* the level check below names the level */
+        else if (acc_set_children(m, op, &n, &what, &under))
+            return bad(why, "only the down transfers (bcast, dist, "
+                       "mbcast) and dma.bcast take a node set @{...}");
+        if (n < 64 && op->set >> n) {
+            buf_printf(why, "a node set past the %lld %ss %s%s",
+                       (long long)n, what, under ? "under one " : "there",
+                       under ? under : "");
+            return -1;
+        }
+    }
     if ((op->dt && !acc_dt_ok((TlDType)op->dt)) ||
         (op->dt2 && op->opc != ACC_OP_CVT) || (op->level && !xfer) ||
         (op->tag && kind != ACC_K_DMA && op->opc != ACC_OP_WAIT) ||

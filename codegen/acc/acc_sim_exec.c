@@ -559,8 +559,9 @@ void acc_commit(AccSim *sim, const AccOp *op, AccStage *st, int64_t occ)
             int li = acc_bm_level(m, o->k);
             int64_t words = m->level[li].bm_words;
             for (int64_t nd = 0; nd < sim->bm_nodes[o->k]; nd++)
-                memcpy(sim->bm[o->k] + nd * words + o->addr,
-                       st->bmv + nd * len, (size_t)len * 8);
+                if (!st->bmset || (st->bmset >> nd % st->bmfan & 1))
+                    memcpy(sim->bm[o->k] + nd * words + o->addr,
+                           st->bmv + nd * len, (size_t)len * 8);
             acc_mark_ready(sim, sim->rd_bm[o->k], o->addr, o->addr + len,
                            done + lat);
             break;

@@ -22,6 +22,7 @@ static void *stage_bm(AccStage *st, int64_t nodes, int64_t len)
         st->bmv = tl_xrealloc(st->bmv, (size_t)st->bmcap * 8);
     }
     st->bmlen = len;
+    st->bmset = 0;
     return st->bmv;
 }
 
@@ -90,10 +91,15 @@ static void exec_l1(AccSim *sim, const AccOp *op, AccStage *st)
     int w = pe_o->width;
     int64_t nodes = sim->bm_nodes[1], len = acc_xfer_len(m, op);
     if (down) {
+        int64_t got = 0;
         for (int64_t pe = 0; pe < sim->npe; pe++) {
             const uint64_t *bm = sim->bm[1] + (pe / span) * words +
                                  bm_o->addr;
             int64_t p = pe % G, i = pe % span;
+            /* A node set names PEs, or groups for mbcast. */
+            int64_t ch = op->opc == ACC_OP_MBCAST ? i / G : i;
+            int in = !op->set || (op->set >> ch & 1);
+            got += in;
             for (int c = 0; c < 4; c++) {
                 int64_t off = op->opc == ACC_OP_BCAST ? c * w
                               : op->opc == ACC_OP_MBCAST ? (c * G + p) * w
@@ -101,10 +107,10 @@ static void exec_l1(AccSim *sim, const AccOp *op, AccStage *st)
                 uint64_t *d = st->v + (pe * 4 + c) * 2;
                 d[0] = bm[off];
                 d[1] = w == 2 ? bm[off + 1] : 0;
-                st->on[pe * 4 + c] = 1;
+                st->on[pe * 4 + c] = (uint8_t)in;
             }
         }
-        sim->st.link_words[0][0] += sim->npe * 4 * w;
+        sim->st.link_words[0][0] += got * 4 * w;
         return;
     }
     uint64_t *out = stage_bm(st, nodes, len);
@@ -148,13 +154,20 @@ static void exec_lk(AccSim *sim, const AccOp *op, AccStage *st)
     if (acc_op_kind(op->opc) == ACC_K_XDOWN) {
         int64_t dlen = op->opc == ACC_OP_DIST ? n / F : n;
         uint64_t *out = stage_bm(st, NP * F, dlen);
+        int64_t got = 0;
         for (int64_t P = 0; P < NP; P++)
-            for (int64_t ch = 0; ch < F; ch++)
+            for (int64_t ch = 0; ch < F; ch++) {
+                if (op->set && !(op->set >> ch & 1))
+                    continue;
                 memcpy(out + (P * F + ch) * dlen,
                        par + P * wp + a + (op->opc == ACC_OP_DIST
                                                ? ch * dlen : 0),
                        (size_t)dlen * 8);
-        sim->st.link_words[k - 1][0] += NP * F * dlen;
+                got++;
+            }
+        st->bmset = op->set;
+        st->bmfan = F;
+        sim->st.link_words[k - 1][0] += got * dlen;
         return;
     }
     int64_t dlen = op->opc == ACC_OP_GATHER ? n * F : n;
@@ -202,6 +215,16 @@ int64_t acc_xfer_steps(const AccMachine *m, const AccOp *op)
         double n = op->src[0].stride, F = (double)acc_children(m, op->level);
         bm = op->opc == ACC_OP_GATHER ? n * F : n;
         child = op->opc == ACC_OP_DIST ? n / F : n;
+    }
+    /* A dist to a node set reads only the set's slices from the BM;
+     * a broadcast reads its words once whoever receives them. */
+    if (op->opc == ACC_OP_DIST && op->set) {
+        int64_t n, in = 0;
+        const char *what, *under;
+        acc_set_children(m, op, &n, &what, &under);
+        for (int64_t c = 0; c < n && c < 64; c++)
+            in += op->set >> c & 1;
+        bm = bm * (double)in / (double)n;
     }
     double cyc = fmax(bm / lv->bw_bm[kind], child / lv->bw_child[kind]);
     int64_t steps = (int64_t)ceil(cyc / m->step_cycles - 1e-9);

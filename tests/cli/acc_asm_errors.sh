@@ -6,6 +6,9 @@
 # lines are checked in acc_sim.sh for one case).
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$TMP" || exit 1
+# 128 PEs under an L1B: more than a node set names.
+printf '%s\n' 'base = test' 'level = L2B 2 2048' 'level = L1B 2 2048' \
+    'level = MAB 32' 'level = PE 4' >wide.mach
 n=0
 while IFS='|' read -r mach prog want; do
     n=$((n + 1))
@@ -84,8 +87,13 @@ tiny|dma.bcast.t0@{0,2} d[0:4] -> lb[0]|1:17: error: no node 2 at level L1B: thi
 mn2|dma.bcast.t0@{7, 1, 7} d[0:4] -> lc[0]|1:21: error: node 7 twice in the set
 tiny|dma.bcast.t0@{} d[0:4] -> lb[0]|1:14: error: an empty node set: name at least one node
 tiny|dma.bcast.t0@{0 d[0:4] -> lb[0]|1:17: error: expected ',' or '}' in the node set, found 'd'
-tiny|dma.dist.t0@{0} d[0:4] -> lb[0]|1:1: error: only dma.bcast takes a node set @{...}
-tiny|bcast.L1@{1} lb[0] -> r[0]|1:1: error: only dma.bcast takes a node set @{...}
+tiny|dma.dist.t0@{0} d[0:4] -> lb[0]|1:13: error: only the down transfers (bcast, dist, mbcast) and dma.bcast take a node set @{...}
+tiny|gather.L1@{1} r[0] -> lb[0]|1:11: error: only the down transfers (bcast, dist, mbcast) and dma.bcast take a node set @{...}
+test|bcast.L1@{16} lb[0] -> r[0]|1:11: error: no PE 16 under an L1B: it has PEs 0..15
+test|mbcast.L1@{1, 4} lb[0] -> r[0]|1:15: error: no MAB 4 under an L1B: it has MABs 0..3
+test|dist.L2@{2} lc[0:8] -> lb[0]|1:10: error: no L1B 2 under an L2B: it has L1Bs 0..1
+wide.mach|bcast.L1@{0} lb[0] -> r[0]|1:10: error: a node set takes at most 64 nodes; an L1B has 128 PEs
+test|bcast.L3@{0} lc[0:8] -> lb[0]|1:1: error: this machine has no level L3 (it has L1..L2)
 tiny|nop r[0]|1:1: error: control ops take no operands
 tiny|add.i32 r[0], r[2] -> r[4] ; sub.i32 r[0], r[2] -> r[6]|1:30: error: two ALU ops in one bundle: a slot takes one op per step
 tiny|add.i32 r[0], r[2] -> r[4] ; add.f32 r[6], r[8] -> r[10]|1:30: error: 'r' is read at three address patterns in one bundle: a GRF bank has two read ports
