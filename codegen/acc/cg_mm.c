@@ -727,7 +727,8 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     x.NM = acc_machine_pes(m) / x.G;
     x.JT = (x.N + x.Mr - 1) / x.Mr;
     x.KT = (x.K + x.Nc - 1) / x.Nc;
-    if (acc_cg_mm_plan(&x) || (x.Cq > 1 && by_time(&x)))
+    if (acc_cg_mm_schedule(&x) || acc_cg_mm_plan(&x) ||
+        (x.Cq > 1 && by_time(&x)))
         return -1;
     p->est_cycles = acc_cg_mm_estimate(&x);
     acc_cg_mm_maps(&x);

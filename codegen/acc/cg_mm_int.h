@@ -34,6 +34,11 @@ typedef struct AccCgMm {
      * A's image holds each rows part once per block (cg_mm_img.c). */
     int64_t Cq, JTc;
     int nocols;             /* plan() leaves Cq at 1 */
+    /* What the schedule's distributes fix (cg_mm_dist.c): the rows
+     * over the top nodes (1) or not (0), -1 free; the level of the k
+     * split, 0 free; the first distribute, NULL when none. */
+    int fix_parts, fix_h;
+    const TlSchedDir *sched_at;
     int ak, bk;
     int64_t Wa, Wb;         /* long words per PE per load */
     int64_t Wb0;            /* the same for B set 0 (b_w) */
@@ -121,6 +126,9 @@ int64_t acc_cg_mm_piece(int64_t q, int64_t W, int64_t total);
  * omap. */
 void acc_cg_mm_maps(AccCgMm *x);
 void acc_cg_mm_omap(AccCgMm *x);
+/* Reads the kernel's accel schedule into fix_parts, fix_h and nocols
+ * (cg_mm_dist.c): 0, or -1 after reporting. */
+int acc_cg_mm_schedule(AccCgMm *x);
 /* Chooses the shape (the cheapest by the estimate of the program) and
  * places the images in DRAM: 0, or -1 after reporting. */
 int acc_cg_mm_plan(AccCgMm *x);

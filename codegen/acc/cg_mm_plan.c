@@ -167,6 +167,10 @@ static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
     int nbm = acc_bm_levels(m);
     int64_t cap;
 
+    /* What the schedule's distributes fixed. */
+    if ((x->fix_parts >= 0 && parts != x->fix_parts) ||
+        (x->fix_h && h != x->fix_h))
+        return -1;
     x->h = h;
     x->kspan = acc_cg_scope_pes(m, h) / x->G;
     x->NH = x->NM / x->kspan;
@@ -497,6 +501,17 @@ int acc_cg_mm_plan(AccCgMm *x)
                 best_mode = mode;
             }
         }
+    if (!best && x->sched_at && !x->g.failed) {
+        TlSession *s = x->g.s;
+        diag_error(s, x->sched_at->loc, DIAG_ACC_CG_UNSUPPORTED,
+                   "a matmul of this size on this machine in the split "
+                   "this schedule's `distribute` asks for (with the rows "
+                   "over the top level, 4 or more a node; each group's k "
+                   "tiles in its local memory),");
+        diag_note(s, x->g.loc, "in this call of '%s'", x->g.c->k->name);
+        x->g.failed = 1;
+        return -1;
+    }
     if (!best)
         return acc_cg_fail(&x->g, "a matmul this large for this machine's "
                                   "local memories");

@@ -12,10 +12,9 @@
  * Checked twice: the level names and their repetition once the program
  * is checked (acc_dist_check_schedule, with the machine of --machine),
  * the loop variable and the sizes when a call is compiled
- * (acc_dist_stage).  The matmul route, which keeps its own layouts,
- * refuses both `distribute` and `layout` by name (acc_dist_refuse),
- * never ignoring them; the layout route (cg_red_lay.c) reads a
- * reduction's distributes itself, reduced variables included.
+ * (acc_dist_stage).  The matmul route reads its distributes as the
+ * split of its work (cg_mm_dist.c); the layout route (cg_red_lay.c)
+ * reads a reduction's distributes itself, reduced variables included.
  */
 #include "codegen/acc/layout.h"
 
@@ -257,40 +256,4 @@ int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
         out->text = arena_strdup(&s->arena, b.s);
     buf_free(&b);
     return out->first ? 1 : 0;
-}
-
-int acc_dist_refuse(TlSession *s, const TlKernelInfo *k, const char *route,
-                    TlLoc call)
-{
-    const TlSchedInfo *si = acc_sched_accel(k);
-    int n = 0;
-
-    if (!si)
-        return 0;
-    for (int c = 0; c < si->nchains; c++) {
-        const TlSchedChain *ch = si->chains[c];
-        for (int i = 0; i < ch->ndirs; i++) {
-            const TlSchedDir *d = &ch->dirs[i];
-            if (d->kind != SD_DISTRIBUTE)
-                continue;
-            diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
-                       arena_printf(&s->arena, "%s of stage '%s' on the %s "
-                                    "route, which keeps its own layouts,",
-                                    acc_dist_what(s, d),
-                                    ch->func ? ch->func->name : "?",
-                                    route));
-            n++;
-        }
-    }
-    for (int j = 0; j < si->nlayouts; j++) {
-        const TlSchedLayout *sl = si->layouts[j];
-        diag_error(s, sl->stmt->name_loc, DIAG_ACC_CG_UNSUPPORTED,
-                   arena_printf(&s->arena, "a `layout` of '%s' on the %s "
-                                "route, which keeps its own layouts,",
-                                sl->func ? sl->func->name : "?", route));
-        n++;
-    }
-    if (n)
-        diag_note(s, call, "in this call of '%s'", k->name);
-    return n ? -1 : 0;
 }

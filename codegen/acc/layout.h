@@ -474,11 +474,5 @@ int acc_dist_stage(TlSession *s, const AccMachine *m, const TlSchedInfo *si,
                    const TlFunc *f, const int64_t *shape, AccDist *out);
 /* "`distribute(v, [L2B, PE])`" for directive d. */
 const char *acc_dist_what(TlSession *s, const TlSchedDir *d);
-/* For a route that keeps its own layouts (route: "matmul"): reports
- * every `distribute` and `layout` of k's accel schedule at the
- * directive (ACC_CG_UNSUPPORTED), then a note at the call.  -1 when
- * there was one, else 0. */
-int acc_dist_refuse(TlSession *s, const TlKernelInfo *k, const char *route,
-                    TlLoc call);
 
 #endif

@@ -1,0 +1,231 @@
+/*
+ * cg_mm_dist.c - what the matmul route takes of an accel schedule
+ * (lang/SPEC.md 10.6): a `distribute` of the output's rows, columns or
+ * reduction over levels of the tree fixes that part of the route's
+ * split (cg_mm.c), which cg_mm_plan.c otherwise chooses:
+ *
+ *   C.distribute(i, [L2B])          the rows in blocks over the top
+ *                                   BM level's nodes (R parts);
+ *   C.distribute(j, [L2B, L1B])     the columns' j tiles over the nodes
+ *                                   of consecutive BM levels from the
+ *                                   top (from the one below it when
+ *                                   the rows take the top): the last
+ *                                   is the level h of the k split;
+ *   C.distribute(k, [MAB])          the reduction over the groups of
+ *                                   consecutive levels down to the
+ *                                   groups' (MAB), right below h.
+ *
+ * What no distribute names, the plan chooses, among the shapes that
+ * keep what is named (and without the columns over blocks of the top
+ * nodes, Cq, which no distribute says).  Inside a group the route deals
+ * k over the PEs, the columns over PEs and sub-words and the rows over
+ * the sub-cycles itself, so `PE`, `S` and `W` are refused, as is
+ * anything else the route has no shape for, at the directive, naming
+ * what it takes.
+ *
+ * A `layout` of A, B or C is refused by name: the route reads A and B
+ * from DRAM images of its own (cg_mm_img.c: one f32 a long word, in
+ * the order its loads consume them) and writes C in the order its
+ * reductions gather it.  TODO(issue 6): honour a layout of C by
+ * converting the gathered C (whose long words hold column pairs)
+ * through DRAM into it (layout_emit.c), and of A and B by storing them
+ * from theirs and building the route's images with element moves.
+ */
+#include "codegen/acc/cg_mm_int.h"
+#include "codegen/acc/layout.h"
+
+#include <string.h>
+
+/* The axis of f that d deals, or -1 (a reduced variable). */
+static int axis_of(const TlFunc *f, const TlSchedDir *d)
+{
+    const TlVar *v = d->nargs > 0 ? d->args[0].var : NULL;
+
+    for (int a = 0; v && a < f->rank; a++)
+        if (f->axes && f->axes[a].var &&
+            (f->axes[a].var == v || !strcmp(f->axes[a].var->name, v->name)))
+            return a;
+    return -1;
+}
+
+/* d's levels as tree level indices, in its order; S and W give -1.
+ * Their count. */
+static int levels_of(const AccMachine *m, const TlSchedDir *d, int *lv)
+{
+    int n = 0;
+
+    for (int j = 0; j < d->args[1].nitems && n < ACC_MAX_LEVELS + 2; j++)
+        lv[n++] = d->args[1].items[j].name
+                      ? acc_level_index(m, d->args[1].items[j].name) : -1;
+    return n;
+}
+
+/* Whether lv[0..n-1] are consecutive levels, outermost first. */
+static int consecutive(const int *lv, int n)
+{
+    for (int q = 0; q < n; q++)
+        if (lv[q] < 0 || (q && lv[q] != lv[q - 1] + 1))
+            return 0;
+    return n > 0;
+}
+
+/* The BM index (1 = lowest) of tree level li, or 0 when it has no BM. */
+static int bm_index(const AccMachine *m, int li)
+{
+    for (int j = 1; j <= acc_bm_levels(m); j++)
+        if (acc_bm_level(m, j) == li)
+            return j;
+    return 0;
+}
+
+static int refuse(AccCgMm *x, const TlSchedDir *d, const char *why)
+{
+    TlSession *s = x->g.s;
+
+    diag_error(s, d->loc, DIAG_ACC_CG_UNSUPPORTED,
+               arena_printf(&s->arena, "%s of stage '%s' on the matmul "
+                            "route, which %s,", acc_dist_what(s, d),
+                            x->g.c->k->outputs[0]->name, why));
+    return -1;
+}
+
+/* The names of tree levels a..b, for messages. */
+static const char *names(AccCgMm *x, int a, int b)
+{
+    TlBuf t;
+    const char *res;
+
+    buf_init(&t);
+    for (int i = a; i <= b; i++)
+        buf_printf(&t, "%s%s", i > a ? ", " : "", x->g.m->level[i].name);
+    res = arena_strdup(&x->g.s->arena, t.s);
+    buf_free(&t);
+    return res;
+}
+
+/* Rows, columns and reduction directives (NULL: none) into the
+ * plan's constraints.  0, or -1 after reporting. */
+static int constrain(AccCgMm *x, const TlSchedDir *dr, const TlSchedDir *dc,
+                     const TlSchedDir *dk)
+{
+    const AccMachine *m = x->g.m;
+    int nbm = acc_bm_levels(m), top = acc_bm_level(m, nbm);
+    int group = m->nlevels - 2;
+    int lv[ACC_MAX_LEVELS + 2], n, hc = 0, hk = 0;
+
+    if (dr) {
+        n = levels_of(m, dr, lv);
+        if (n != 1 || lv[0] != top || acc_level_nodes(m, top) < 2)
+            return refuse(x, dr, arena_printf(&x->g.s->arena,
+                          "deals the rows only over the top level (%s), "
+                          "a block of rows a node", m->level[top].name));
+        x->fix_parts = 1;
+    }
+    if (dc) {
+        int first = dr ? top + 1 : top;
+        n = levels_of(m, dc, lv);
+        if (!consecutive(lv, n) || lv[0] != first ||
+            !bm_index(m, lv[n - 1]))
+            return refuse(x, dc, arena_printf(&x->g.s->arena,
+                          "deals the columns over consecutive levels from "
+                          "%s down to at most %s%s", m->level[first].name,
+                          m->level[acc_bm_level(m, 1)].name,
+                          dr ? " (the rows take the top level)"
+                             : ", or from the one below when the rows take "
+                               "the top level"));
+        hc = bm_index(m, lv[n - 1]);
+        if (!dr)
+            x->fix_parts = 0;
+    }
+    if (dk) {
+        n = levels_of(m, dk, lv);
+        if (consecutive(lv, n) && lv[n - 1] == group)
+            hk = lv[0] == 0 ? nbm + 1 : bm_index(m, lv[0] - 1);
+        if (!hk || (hc && hk != hc) || (dr && hk > nbm))
+            return refuse(x, dk, arena_printf(&x->g.s->arena,
+                          "deals the reduction over consecutive levels "
+                          "down to %s, right below the columns' levels%s "
+                          "(%s here)", m->level[group].name,
+                          dr ? " and the rows' top one" : "",
+                          hc ? names(x, acc_bm_level(m, hc) + 1, group)
+                          : dr ? names(x, top + 1, group)
+                               : "one of them"));
+    }
+    x->fix_h = hc ? hc : hk;
+    x->nocols = 1;
+    return 0;
+}
+
+int acc_cg_mm_schedule(AccCgMm *x)
+{
+    TlSession *s = x->g.s;
+    const TlKernelInfo *k = x->g.c->k;
+    const TlSchedInfo *si = acc_sched_accel(k);
+    const TlFunc *of = k->outputs[0];
+    const TlSchedDir *dr = NULL, *dc = NULL, *dk = NULL;
+    const TlVar *kv = of->nreds && of->reds[0]->nrvars
+                          ? of->reds[0]->rvars[0] : NULL;
+    AccDist dist;
+    int errors = 0, lerrors = 0;
+
+    x->fix_parts = -1;
+    x->fix_h = 0;
+    x->sched_at = NULL;
+    if (!si)
+        return 0;
+    /* Level names, repetition and the sizes' multiples, as every route
+     * checks them. */
+    if (acc_dist_stage(s, x->g.m, si, of, x->g.c->out_shape, &dist) < 0)
+        errors++;
+    for (int c = 0; !errors && c < si->nchains; c++) {
+        const TlSchedChain *ch = si->chains[c];
+        for (int i = 0; !errors && i < ch->ndirs; i++) {
+            const TlSchedDir *d = &ch->dirs[i];
+            int a;
+            if (d->kind != SD_DISTRIBUTE || d->nargs < 2)
+                continue;
+            const TlSchedDir **slot;
+            a = axis_of(of, d);
+            if (!x->sched_at)
+                x->sched_at = d;
+            /* The output's loops are its axes, in order; k is the
+             * reduction's loops flattened, the first outermost. */
+            slot = a < 0 ? (d->args[0].var == kv ||
+                            (kv && !strcmp(d->args[0].var->name, kv->name))
+                                ? &dk : NULL)
+                   : a == x->il[0] ? &dr : a == x->jl[0] ? &dc : NULL;
+            if (!slot)
+                errors += refuse(x, d, arena_printf(&s->arena,
+                                 "deals only the outermost loop of the "
+                                 "rows ('%s'), of the columns ('%s') and "
+                                 "of the reduction ('%s')",
+                                 of->axes[x->il[0]].var->name,
+                                 of->axes[x->jl[0]].var->name,
+                                 kv ? kv->name : "?")) < 0;
+            else if (*slot)
+                errors += refuse(x, d, "takes one `distribute` of a loop, "
+                                 "listing all its levels") < 0;
+            else
+                *slot = d;
+        }
+    }
+    if (!errors && constrain(x, dr, dc, dk))
+        errors++;
+    for (int j = 0; j < si->nlayouts; j++) {
+        const TlSchedLayout *sl = si->layouts[j];
+        diag_error(s, sl->stmt->name_loc, DIAG_ACC_CG_UNSUPPORTED,
+                   arena_printf(&s->arena, "a `layout` of '%s' on the "
+                                "matmul route, which reads A and B from "
+                                "DRAM images of its own and writes C in "
+                                "its own order (it takes a `distribute` "
+                                "of C's rows, columns or reduction),",
+                                sl->func ? sl->func->name : "?"));
+        lerrors++;
+    }
+    if (errors || lerrors) {
+        diag_note(s, x->g.loc, "in this call of '%s'", k->name);
+        x->g.failed = 1;
+        return -1;
+    }
+    return 0;
+}
