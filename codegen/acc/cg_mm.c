@@ -508,7 +508,7 @@ static void emit(AccCgMm *x)
                    (long long)(i == x->a ? x->a_at : x->b_at));
     buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
                x->g.c->k->outputs[0]->name, (long long)p->oimage,
-               (long long)x->c_at);
+               (long long)x->o_at);
     if (x->ares) {
         emit_ares(x, &red);
         buf_free(&red);
@@ -733,6 +733,11 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     p->est_cycles = acc_cg_mm_estimate(&x);
     acc_cg_mm_maps(&x);
     acc_cg_mm_omap(&x);
+    if (x.clay && acc_cg_mm_layout_prep(&x))
+        return -1;
     emit(&x);
+    if (x.clay && !g->failed)
+        acc_cg_mm_layout_tail(&x);
+    free(x.img_omap);
     return g->failed ? -1 : 0;
 }

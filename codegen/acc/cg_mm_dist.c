@@ -23,17 +23,26 @@
  * anything else the route has no shape for, at the directive, naming
  * what it takes.
  *
- * A `layout` of A, B or C is refused by name: the route reads A and B
- * from DRAM images of its own (cg_mm_img.c: one f32 a long word, in
- * the order its loads consume them) and writes C in the order its
- * reductions gather it.  TODO(issue 6): honour a layout of C by
- * converting the gathered C (whose long words hold column pairs)
- * through DRAM into it (layout_emit.c), and of A and B by storing them
- * from theirs and building the route's images with element moves.
+ * A `layout` of C is followed after the route: its reductions gather
+ * C into a DRAM image of their own order, whose long words hold column
+ * pairs (C[i, j0 + 2p], C[i, j0 + 2p + 1]), so the program moves it
+ * row-major through the top BM of node 0 in runs of long words (DMA
+ * loads, then stores, a BM's worth at a time), loads it into the
+ * layout and stores it from there, row-major, where the runner reads
+ * it (layout_emit.c).  That is the program's one conversion, which
+ * `time` counts against the program without it.  A `layout` of A or B
+ * is refused by name: the route reads them from DRAM images of its own
+ * (cg_mm_img.c: one f32 a long word for f32, in the order its loads
+ * consume them).  TODO(issue 6): A and B from their layouts by element
+ * moves into the route's images; C's runs longer than a j tile's row
+ * (4 long words on test: the DMA issue interval bounds the move), by
+ * gathering the pairs' blocks in the BMs.
  */
 #include "codegen/acc/cg_mm_int.h"
 #include "codegen/acc/layout.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The axis of f that d deals, or -1 (a reduced variable). */
@@ -213,14 +222,33 @@ int acc_cg_mm_schedule(AccCgMm *x)
         errors++;
     for (int j = 0; j < si->nlayouts; j++) {
         const TlSchedLayout *sl = si->layouts[j];
+        if (sl->func == of)
+            continue;
         diag_error(s, sl->stmt->name_loc, DIAG_ACC_CG_UNSUPPORTED,
                    arena_printf(&s->arena, "a `layout` of '%s' on the "
-                                "matmul route, which reads A and B from "
-                                "DRAM images of its own and writes C in "
-                                "its own order (it takes a `distribute` "
-                                "of C's rows, columns or reduction),",
-                                sl->func ? sl->func->name : "?"));
+                                "matmul route, which reads its operands "
+                                "from DRAM images of its own (it takes a "
+                                "`layout` of its output, '%s'),",
+                                sl->func ? sl->func->name : "?",
+                                of->name));
         lerrors++;
+    }
+    if (!errors && !lerrors) {
+        const AccLayout *L;
+        TlBuf why;
+        if (acc_cg_user_layout(&x->g, si, of, x->g.c->out_rank,
+                               x->g.c->out_shape, &L, &x->clay_at))
+            return -1;
+        buf_init(&why);
+        if (L && !acc_layout_emit_ok(L, &why)) {
+            diag_error(s, x->clay_at, DIAG_ACC_CG_UNSUPPORTED,
+                       arena_printf(&s->arena, "this `layout` of '%s' on "
+                                    "the matmul route (%s),", of->name,
+                                    why.s));
+            lerrors++;
+        }
+        buf_free(&why);
+        x->clay = L;
     }
     if (errors || lerrors) {
         diag_note(s, x->g.loc, "in this call of '%s'", k->name);
@@ -228,4 +256,110 @@ int acc_cg_mm_schedule(AccCgMm *x)
         return -1;
     }
     return 0;
+}
+
+/* The name of the top BM level's space in assembly. */
+static const char *top_bm(const AccMachine *m)
+{
+    int k = acc_bm_levels(m);
+    static char buf[16];
+
+    if (k <= 2)
+        return k == 1 ? "lb" : "lc";
+    snprintf(buf, sizeof buf, "b%d", k);
+    return buf;
+}
+
+int acc_cg_mm_layout_prep(AccCgMm *x)
+{
+    AccCgProgram *p = x->g.p;
+    int64_t half = (p->nelems + 1) / 2;
+
+    /* The gathered C keeps column pairs in its long words (C's last
+     * axis is a column loop, and the layout, which holds row-major
+     * neighbours in a long word, makes it even): the conversion moves
+     * whole long words to C row-major. */
+    for (int64_t e = 0; e < p->nelems; e += 2)
+        if (p->omap[e] % 2 ||
+            (e + 1 < p->nelems && p->omap[e + 1] != p->omap[e] + 1))
+            tl_internal_error(__FILE__, __LINE__, "the matmul route's C "
+                              "image splits a column pair");
+    x->img_omap = p->omap;
+    /* C row-major after its image, then again after that: the layout's
+     * store, which the runner reads back. */
+    x->rm_at = x->c_at + (p->oimage + 1) / 2;
+    x->o_at = x->rm_at + half;
+    if (x->o_at + half > x->g.m->dram_words)
+        return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");
+    p->omap = tl_xmalloc((size_t)p->nelems * sizeof *p->omap + 1);
+    for (int64_t e = 0; e < p->nelems; e++)
+        p->omap[e] = e;
+    p->oimage = 2 * half;
+    return 0;
+}
+
+/* Moves runs[0..n) (image long word, row-major long word, length)
+ * through the top BM of node 0: all loads, then all stores. */
+static void move_runs(TlBuf *o, const AccMachine *m, int64_t (*runs)[3],
+                      int n)
+{
+    const char *bm = top_bm(m);
+    int64_t at = 0;
+
+    for (int r = 0; r < n; r++, at += runs[r - 1][2])
+        buf_printf(o, "dma.ld.t0@0 d[%lld:%lld] -> %s[%lld]\n",
+                   (long long)runs[r][0],
+                   (long long)(runs[r][0] + runs[r][2]), bm, (long long)at);
+    buf_puts(o, "wait t0\n");
+    at = 0;
+    for (int r = 0; r < n; r++, at += runs[r - 1][2])
+        buf_printf(o, "dma.st.t0@0 %s[%lld:%lld] -> d[%lld]\n", bm,
+                   (long long)at, (long long)(at + runs[r][2]),
+                   (long long)runs[r][1]);
+    buf_puts(o, "wait t0\n");
+}
+
+void acc_cg_mm_layout_tail(AccCgMm *x)
+{
+    const AccMachine *m = x->g.m;
+    AccCgProgram *p = x->g.p;
+    TlBuf *o = &p->text;
+    int64_t nw = (p->nelems + 1) / 2;
+    int64_t cap = m->level[acc_bm_level(m, acc_bm_levels(m))].bm_words;
+    int64_t (*runs)[3] = tl_xmalloc(64 * sizeof *runs);
+    int n = 0;
+    int64_t used = 0;
+
+    /* Without the conversion: the runner tells its traffic. */
+    buf_init(&p->bare);
+    buf_putn(&p->bare, o->s, o->len);
+    p->nconv = 1;
+    buf_printf(o, "# the gathered C row-major at d[%lld], into the "
+               "schedule's layout, stored from it at d[%lld]\n",
+               (long long)x->rm_at, (long long)x->o_at);
+    for (int64_t w = 0; w < nw; w++) {
+        int64_t img = x->c_at + x->img_omap[2 * w] / 2;
+        if (n && runs[n - 1][0] + runs[n - 1][2] == img &&
+            runs[n - 1][1] + runs[n - 1][2] == x->rm_at + w &&
+            used < cap) {
+            runs[n - 1][2]++;
+            used++;
+            continue;
+        }
+        if (n == 64 || used >= cap) {
+            move_runs(o, m, runs, n);
+            n = 0;
+            used = 0;
+        }
+        runs[n][0] = img;
+        runs[n][1] = x->rm_at + w;
+        runs[n][2] = 1;
+        n++;
+        used++;
+    }
+    if (n)
+        move_runs(o, m, runs, n);
+    free(runs);
+    acc_layout_emit_load(o, x->clay, x->rm_at);
+    acc_layout_emit_store(o, x->clay, x->o_at);
 }

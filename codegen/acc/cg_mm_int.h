@@ -39,6 +39,13 @@ typedef struct AccCgMm {
      * split, 0 free; the first distribute, NULL when none. */
     int fix_parts, fix_h;
     const TlSchedDir *sched_at;
+    /* A `layout` of C (cg_mm_dist.c), else NULL: the program then
+     * converts the gathered C into it and stores it from there,
+     * row-major at o_at (the `.output`); img_omap is C's image as the
+     * route gathers it (the omap without the layout). */
+    const struct AccLayout *clay;
+    TlLoc clay_at;
+    int64_t o_at, rm_at, *img_omap;
     int ak, bk;
     int64_t Wa, Wb;         /* long words per PE per load */
     int64_t Wb0;            /* the same for B set 0 (b_w) */
@@ -129,6 +136,12 @@ void acc_cg_mm_omap(AccCgMm *x);
 /* Reads the kernel's accel schedule into fix_parts, fix_h and nocols
  * (cg_mm_dist.c): 0, or -1 after reporting. */
 int acc_cg_mm_schedule(AccCgMm *x);
+/* With a layout of C: sets the output's image row-major at o_at (call
+ * after acc_cg_mm_omap, before the program is written) and appends
+ * the conversion after it (acc_cg_mm_layout_tail); 0, or -1 after
+ * reporting. */
+int acc_cg_mm_layout_prep(AccCgMm *x);
+void acc_cg_mm_layout_tail(AccCgMm *x);
 /* Chooses the shape (the cheapest by the estimate of the program) and
  * places the images in DRAM: 0, or -1 after reporting. */
 int acc_cg_mm_plan(AccCgMm *x);

@@ -521,6 +521,7 @@ int acc_cg_mm_plan(AccCgMm *x)
     x->a_at = 0;
     x->b_at = acc_cg_mm_a_off(x, x->NMC);
     x->c_at = x->b_at + acc_cg_mm_b_off(x, x->JV);
+    x->o_at = x->c_at;
     if (x->c_at + x->NMC * x->JV * x->NH * x->Mc * x->G * x->rw >
         m->dram_words)
         return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");

@@ -147,11 +147,13 @@ void acc_tg_plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
             acc_sim_free(sim);
         }
         if (!pg->plan) {
-            /* The layout route (cg_red_lay.c) has no plan of its own. */
+            /* The layout route (cg_red_lay.c) and the matmul route
+             * (a layout of C, cg_mm_dist.c) have no plan of their own. */
             buf_printf(out, "conversion %lld lw in the program (%d "
                        "conversions, %lld cycles); not planned (the "
-                       "layout route's own conversions)\n",
-                       (long long)words, pg->nconv, (long long)cycles);
+                       "%s route's own conversions)\n",
+                       (long long)words, pg->nconv, (long long)cycles,
+                       strcmp(route, "matmul") ? "layout" : route);
             return;
         }
         buf_printf(out, "conversion %lld lw in the program (%d "

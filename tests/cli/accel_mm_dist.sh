@@ -4,6 +4,7 @@
 # rest, and the results match the interpreter (the script asserts
 # them).  On `test` (2 L2Bs of 2 L1Bs of 4 MABs), 128 x 256 x 128:
 # without a schedule the plan splits k over all 16 groups (level 3).
+# A `layout` of C is the program's one conversion, which `time` counts.
 fail() { echo "FAIL: $*"; exit 1; }
 
 cat >"$TMP/mm.tdsl" <<'TDSL'
@@ -62,4 +63,19 @@ split cols 'rows in chunks'
 # k over the 8 groups of an L2B; the plan splits the rows over the two.
 split red 'k split over 8 groups (level 2), j over 1;'
 split red 'rows over the top nodes'
+
+cat >"$TMP/lay.tdsl" <<'TDSL'
+kernel mm(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+    C[i, j] = sum(k) A[i, k] * B[k, j]
+}
+schedule mm for accel {
+    layout C: ((2_L2B, 8), (4_PE, 2, 2_W))
+}
+let A = rand(f32, [16, 24], seed = 1)
+let B = rand(f32, [24, 16], seed = 2)
+time mm(A, B) on accel
+TDSL
+"$TDSL" "$TMP/lay.tdsl" >"$TMP/out" 2>&1 || fail "layout: $(cat "$TMP/out")"
+grep -q "^    conversion [1-9][0-9]* lw in the program (1 conversions, [1-9][0-9]* cycles); not planned (the matmul route's own conversions)$" \
+    "$TMP/out" || fail "layout's conversion: $(cat "$TMP/out")"
 exit 0
