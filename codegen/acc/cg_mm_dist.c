@@ -161,7 +161,9 @@ static int constrain(AccCgMm *x, const TlSchedDir *dr, const TlSchedDir *dc,
                                : "one of them"));
     }
     x->fix_h = hc ? hc : hk;
-    x->nocols = 1;
+    /* No distribute says the columns over blocks of the top nodes. */
+    if (dr || dc || dk)
+        x->nocols = 1;
     return 0;
 }
 
