@@ -550,41 +550,6 @@ static void map_onnx_names(const TlProgram *prog, Bind *b, int nb,
     }
 }
 
-/* An imported model made for the data bound at import (tdsl import
- * --bind NAME=FILE) says so, "# onnx-bound: 'x.1' = x_1 <hash>"
- * (tl_tensor_hash): its shapes and sizes may come from that data, so
- * other data would give a wrong result without an error.  EXIT_DIAG
- * after a message when an input is not that data. */
-static int check_bound(const TlProgram *prog, const TlKernelInfo *k,
-                       TlTensor **in)
-{
-    static const char head[] = "# onnx-bound: '";
-
-    for (int c = 0; c < prog->comments.n; c++) {
-        const char *t = prog->comments.v[c].text, *q, *id, *sp;
-        unsigned long long want;
-        if (strncmp(t, head, sizeof head - 1) ||
-            !(q = strstr(t, "' = ")) || !(sp = strchr(q + 4, ' ')) ||
-            sscanf(sp + 1, "%llx", &want) != 1)
-            continue;
-        t += sizeof head - 1;
-        id = q + 4;
-        for (int j = 0; j < k->ninputs; j++) {
-            const char *p = k->inputs[j]->name;
-            if (strlen(p) != (size_t)(sp - id) || strncmp(p, id, sp - id) ||
-                tl_tensor_hash(in[j]) == want)
-                continue;
-            fprintf(stderr, "tdsl: input '%.*s' of '%s': not the data "
-                    "bound at import (the model was made for the data of "
-                    "tdsl import --bind %.*s=FILE; import it again with "
-                    "--bind for this data)\n", (int)(q - t), t, k->name,
-                    (int)(q - t), t);
-            return EXIT_DIAG;
-        }
-    }
-    return EXIT_OK;
-}
-
 static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
 {
     int status = EXIT_OK;
@@ -631,8 +596,6 @@ static int run_kernel(TlSession *s, TlProgram *prog, RunOpts *o)
             status = EXIT_DIAG;
             goto done;
         }
-    if ((status = check_bound(prog, k, in)) != EXIT_OK)
-        goto done;
     if (k->generic) {
         TlKernelInfo *inst = instantiate(s, k, in);
         if (!inst) {

@@ -101,6 +101,34 @@ LVar *cg_extern_fn(Lw *L, TlExternInfo *x)
     return L->params[L->np - 1].var;
 }
 
+/* hash(x) (SPEC 6.8): an i64 parameter that the runner computes from
+ * the kernel's input x (tl_tensor_hash; the C entry the same, aot.c).
+ * In an inlined call x is the caller's tensor it stands for, which
+ * must be an input of the kernel lowered. */
+LExpr *cg_hash_param(Lw *L, TlExpr *e)
+{
+    const TlFunc *f = e->args.v[0]->sym;
+    FInfo *fi = cg_find_finfo(L, f);
+
+    while (fi && fi->alias >= 0) {
+        fi = &L->fs[fi->alias];
+        f = fi->f;
+    }
+    if (f->kind != FN_INPUT || f->kernel != L->k) {
+        /* TODO(issue 5): hash a computed tensor in the kernel (a
+         * sequential loop the loop IR has no bit operations for). */
+        cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'hash' of "
+                       "'%s', which the kernel computes,", f->name));
+        return lir_int(L->s, DT_I64, 0);
+    }
+    for (int i = 0; i < L->np; i++)
+        if (L->cps[i].kind == CGP_HASH && L->cps[i].f == f)
+            return lir_ref(L->s, L->params[i].var);
+    return lir_ref(L->s, add_param(L, lir_var(L->s, arena_printf(
+                       &L->s->arena, "hash.%s", f->name),
+                       lir_type(DT_I64, 1)), CGP_HASH, (TlFunc *)f, 0, NULL));
+}
+
 void cg_map_var(Lw *L, const TlVar *tv, LVar *lv)
 {
     if (L->nvars == L->capvars) {
@@ -395,6 +423,20 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
             L->failed = 1;
             break;
         }
+        if (tl_func_is_assert(fn)) {
+            /* Its buffer is what guards the rest: never inlined (no
+             * schedule can name it). */
+            nest.inline_ = 0;
+            cg_sl_add(top, lir_alloc(s, fi->buf, LM_HEAP, &fi->size, 1));
+            emit_checked(L, fn, fi, &nest, red, top);
+            L->asrt_at = tl_xrealloc(L->asrt_at, (size_t)(L->nasrt + 1) *
+                                     sizeof *L->asrt_at);
+            L->asrt_buf = tl_xrealloc(L->asrt_buf, (size_t)(L->nasrt + 1) *
+                                      sizeof *L->asrt_buf);
+            L->asrt_at[L->nasrt] = top->n;
+            L->asrt_buf[L->nasrt++] = fi->buf;
+            continue;
+        }
         if (nest.inline_) {
             fi->inl = 1;
             if (out_of_call) {
@@ -423,6 +465,27 @@ void cg_lower_funcs(Lw *L, TlKernelInfo *kk, SList *top)
         }
         emit_checked(L, fn, fi, &nest, red, top);
     }
+}
+
+/* What follows each assert in the top-level list, nested in an `if`
+ * on its value: a false one sets CG_ERR_ASSERT and nothing after it
+ * runs (the runner has the interpreter report which), as a call of
+ * the interpreter stops there.  Innermost (last) first. */
+static void guard_asserts(Lw *L, SList *top)
+{
+    LExpr *z = lir_int(L->s, DT_I64, 0), *z32 = lir_int(L->s, DT_I32, 0);
+
+    for (int a = L->nasrt - 1; a >= 0; a--) {
+        int at = L->asrt_at[a];
+        LStmt *rest = lir_block(L->s, top->v + at, top->n - at);
+        LStmt *fail = lir_store(L->s, L->err, &z32, 1,
+                                lir_int(L->s, DT_I32, CG_ERR_ASSERT));
+        top->n = at;
+        cg_sl_add(top, lir_if(L->s, lir_load(L->s, L->asrt_buf[a], &z, 1),
+                              rest, fail));
+    }
+    free(L->asrt_at);
+    free(L->asrt_buf);
 }
 
 /* Names made from an instance's names (the pack size "S[0]", the
@@ -509,6 +572,8 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
                         L.fs[i].nest->at_var->name,
                         L.fs[i].nest->at_func->name));
     if (L.failed) {
+        free(L.asrt_at);
+        free(L.asrt_buf);
         free(top.v);
         free(L.cps);
         free(L.params);
@@ -518,6 +583,7 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
         free(L.done_ctx);
         return NULL;
     }
+    guard_asserts(&L, &top);
     f = lir_func(s, arena_printf(&s->arena, "k.%s", k->name), L.params,
                  L.np, cg_sl_done(&L, &top));
     legal_names(s, f);

@@ -441,6 +441,8 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
     LCall fn;
 
     if (n > 3) n = 3;
+    if (b->id == BI_HASH)
+        return cg_hash_param(L, e);
     if (b->id == BI_SELECT) {
         /* Lazy: each side's statements run only when it is chosen. */
         LExpr *c = cg_lower_expr(L, e->args.v[0], pre);

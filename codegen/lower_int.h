@@ -85,7 +85,15 @@ typedef struct Lw {
     int uniq;
     int failed;
     int plain;              /* no cpu schedule, not even the default */
+    /* The kernel's asserts (SPEC 6.8), in the order lowered: what
+     * follows each in the top-level list runs only if it holds
+     * (lower.c, guard_asserts). */
+    int *asrt_at;           /* its position in that list */
+    LVar **asrt_buf;        /* its rank-0 bool buffer */
+    int nasrt;
 } Lw;
+
+LExpr *cg_hash_param(Lw *L, TlExpr *e);
 
 static inline LExpr *i64c(Lw *L, int64_t v)
 {

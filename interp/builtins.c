@@ -650,6 +650,15 @@ int itp_builtin_call(TlInterp *ip, TlExpr *e, const TlBuiltin *b,
         close_free(&c);
         return res;
     }
+    case BI_HASH: {
+        TlValue v;
+        if (itp_eval(ip, a.pos[0], &v) < 0)
+            return -1;
+        TL_ASSERT(v.kind == VAL_TENSOR);
+        *out = itp_num_i64(DT_I64, (int64_t)tl_tensor_hash(v.t));
+        itp_value_free(&v);
+        return 0;
+    }
     case BI_SHAPE: {
         TlValue v;
         TlTensor *t;

@@ -612,6 +612,22 @@ static int bind_args(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc)
     return bind_scalars(F, sc);
 }
 
+/* A kernel's `assert` found false (SPEC 6.8): the call stops before
+ * what comes after it, at the assert (run() adds the call). */
+static int assert_failed(ItpFrame *F, const TlFunc *f)
+{
+    TlBuf b;
+
+    buf_init(&b);
+    if (f->stmt->msg)
+        buf_puts(&b, f->stmt->msg->str);
+    else
+        ast_print_expr(&b, f->stmt->value);
+    diag_error(F->s, f->stmt->loc, DIAG_RT_KERNEL_ASSERT, F->k->name, b.s);
+    buf_free(&b);
+    return -1;
+}
+
 static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
                     TlTensor **out)
 {
@@ -642,6 +658,8 @@ static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
             TL_ASSERT(f->value);
             if (compute_stage(F, sl))
                 return -1;
+            if (tl_func_is_assert(f) && !*(uint8_t *)sl->t->data)
+                return assert_failed(F, f);
         }
     }
     for (int i = 0; i < k->noutputs; i++) {

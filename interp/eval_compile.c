@@ -133,6 +133,13 @@ static ItpNode *compile_call(Comp *C, const TlExpr *e)
         return n;
     }
     TL_ASSERT(tl_ref_kind(e->sym) == REF_BUILTIN);
+    if (((const TlBuiltin *)e->sym)->id == BI_HASH) {
+        /* Of a whole input of this call: a constant of the call. */
+        ItpSlot *sl = &C->F->slots[itp_slot_of(C->F, e->args.v[0]->sym)];
+        n = new_node(C, I_CONST, e, DT_I64);
+        n->k.i = (int64_t)tl_tensor_hash(sl->t);
+        return n;
+    }
     n = new_node(C, itp_builtin_op(((const TlBuiltin *)e->sym)->id), e,
                  e->dtype);
     if (n->op == I_SELECT) {

@@ -870,7 +870,7 @@ static int eval_call(TlInterp *ip, TlExpr *e, const char *target,
                                 loc, out);
     case REF_BUILTIN:
         b = e->sym;
-        if (b->top_level)
+        if (b->top_level || b->id == BI_HASH)
             return itp_builtin_call(ip, e, b, out);
         return eval_scalar_builtin(ip, e, b, out);
     case REF_EXTERN:

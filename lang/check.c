@@ -181,6 +181,25 @@ static void define_stage(Kern *kc, TlStmt *st)
     }
 }
 
+/* `assert e, "message"` in a body (SPEC 6.8): a rank-0 stage of its
+ * own, kept for what it checks though nothing reads it; its name,
+ * "assert.lineN" after its line, is none a program can write.  Its
+ * statement's kind tells it from a stage after the checker
+ * (tl_func_is_assert). */
+static void define_assert(Kern *kc, TlStmt *st)
+{
+    Chk *c = kc->c;
+    TlFunc *f = chk_func(c, FN_STAGE, arena_printf(c->a, "assert.line%d",
+                                                   st->loc.line),
+                         st->loc, 0);
+
+    f->kernel = kc->k;
+    f->stmt = st;
+    st->sym = f;
+    vec_push(c->a, &kc->funcs, f);
+    chk_fx(c, f)->sc = rsv_scope(c, kc->scope, f->name);
+}
+
 /* The kernel an EX_CALL calls, or NULL after reporting why not (when
  * report is set; bindings look quietly first, and report in statement
  * order). */
@@ -652,7 +671,8 @@ static void check_def(Kern *kc, TlFunc *f)
         if (!f->value)
             return;
         slot = &f->value;
-    } else if (st && st->kind == ST_STAGE && st->value) {
+    } else if (st && (st->kind == ST_STAGE || st->kind == ST_ASSERT) &&
+               st->value) {
         slot = &st->value;
     } else {
         return;
@@ -672,6 +692,12 @@ static void check_def(Kern *kc, TlFunc *f)
         f->value = *slot;
     } else {
         f->dtype = t;
+    }
+    if (st && st->kind == ST_ASSERT && t != DT_NONE && t != DT_BOOL) {
+        diag_error(c->s, (*slot)->loc, DIAG_ASSERT_NOT_BOOL,
+                   arena_printf(c->a, "'%s'", dt_name(t)));
+        diag_hint(c->s, "compare it: assert ... > 0");
+        f->dtype = DT_NONE;
     }
     if (fx->whole)
         chk_whole_shapes(kc, f);
@@ -708,6 +734,8 @@ static void check_kernel(Chk *c, Kern *kc)
             define_stage(kc, st);
         else if (st->kind == ST_BIND)
             define_bind(kc, st);
+        else if (st->kind == ST_ASSERT)
+            define_assert(kc, st);
     }
     for (int i = 0; i < k->noutputs; i++) {
         TlFunc *o = k->outputs[i];
@@ -727,7 +755,9 @@ static void check_kernel(Chk *c, Kern *kc)
         TlFunc *f = st ? st->sym : NULL;
         if (!st)
             continue;
-        if (st->kind == ST_STAGE && tl_ref_kind(f) == REF_FUNC &&
+        if (st->kind == ST_ASSERT && tl_ref_kind(f) == REF_FUNC)
+            rsv_stage(kc, f, chk_fx(c, f)->sc, st->value);
+        else if (st->kind == ST_STAGE && tl_ref_kind(f) == REF_FUNC &&
             f->stmt == st && !f->call && chk_fx(c, f)->sc) {
             for (int j = 0; j < st->names.n; j++)
                 if (st->names.v[j].lo) {
@@ -753,6 +783,9 @@ static void check_kernel(Chk *c, Kern *kc)
     for (int i = 0; i < k->noutputs; i++)
         if (k->outputs[i]->stmt)
             reach(c, k->outputs[i]);
+    for (int i = 0; i < kc->funcs.n; i++)      /* asserts are kept */
+        if (tl_func_is_assert(kc->funcs.v[i]))
+            reach(c, kc->funcs.v[i]);
 
     /* 5: types, calls, ranges (a generic kernel stops before them;
      * its warnings are given here once, not by its instances) */

@@ -598,7 +598,7 @@ static TVal top_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
                    e->args.n, e->args.n == 1 ? "was" : "were");
         return err;
     }
-    if (!b->top_level) {
+    if (!b->top_level && b->id != BI_HASH) {
         /* Scalar math at top level, with the kernel rules. */
         for (int i = 0; i < e->args.n; i++) {
             TVal v = top(c, &e->args.v[i]);
@@ -727,6 +727,16 @@ static TVal top_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
             return err;
         }
         return value(DT_BOOL, 0, NULL);
+    case BI_HASH: {
+        TVal t = top(c, &pos[0]);
+        if (t.kind == TV_ERR)
+            return err;
+        if (t.kind != TV_VALUE || t.rank == 0) {
+            builtin_arg_error(c, pos[0], 1, b, "a tensor");
+            return err;
+        }
+        return value(DT_I64, 0, NULL);
+    }
     case BI_SHAPE: {
         TVal t = top(c, &pos[0]);
         if (t.kind == TV_ERR)

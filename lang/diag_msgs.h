@@ -127,6 +127,8 @@ X(DTYPE_CONFLICT, ERROR, "dtype variable '%s' of '%s' is '%s' from %s but '%s' f
 X(DTYPE_UNBOUND, ERROR, "dtype variable '%s' of '%s' is not bound by any argument")
 X(DTYPE_KIND, ERROR, "%s of '%s' is '%s', but dtype variable '%s' must be %s")
 X(GENERIC_ARG_UNKNOWN, ERROR, "cannot instantiate '%s': the type of argument '%s' is not known before the program runs")
+/* A kernel's `assert` reading a whole tensor (SPEC 6.8). */
+X(ASSERT_NOT_SCALAR, ERROR, "'assert' in a kernel needs one bool value, but '%s' is a tensor of rank %d")
 /* end of checker types section */
 
 /* ---- checker: shapes and bounds ------------------------------------- */
@@ -208,6 +210,10 @@ X(RT_EXTERN_SYMBOL, ERROR, "extern '%s' is not in %s")
 X(RT_EXTERN_TYPE, ERROR, "extern '%s' cannot be called from tdsl: %s has type '%s', which has no C type")
 X(RT_EXTERN_FFI, ERROR, "extern '%s' cannot be called: libffi refuses its signature (status %d)")
 X(RT_EXTERN_SHAPE, ERROR, "axis %d of argument '%s' of '%s' has size %lld but must be %s")
+/* A kernel's `assert` that does not hold for a call's arguments, at the
+ * assert, with a note at the call: the message, or the condition as
+ * written. */
+X(RT_KERNEL_ASSERT, ERROR, "'%s' refuses these arguments: %s")
 /* end of runtime section */
 
 /* ---- scripts and the command line ------------------------------------ */

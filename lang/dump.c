@@ -341,6 +341,8 @@ static void dump_stmt(Dumper *D, DNode *parent, const TlStmt *st)
     case ST_EXPR:
         n = node(D, parent, "%s", kw[st->kind]);
         dump_expr(D, n, NULL, st->value);
+        if (st->msg)
+            dump_expr(D, n, "message", st->msg);
         break;
     case ST_TARGET:
         node(D, parent, "target %s", nz(st->name));

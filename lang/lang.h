@@ -372,6 +372,7 @@ typedef enum {
     /* kernel bodies */
     ST_STAGE,     /* name[idx] = value */
     ST_BIND,      /* names = value (one or several names) */
+    /* ST_ASSERT also: a kernel's precondition, `assert e[, "msg"]` */
     /* top level */
     ST_LET,       /* let names = value */
     ST_PRINT,     /* print value */
@@ -395,6 +396,8 @@ struct TlStmt {
     TlIdentList names;  /* stage index vars; let/bind names; directive
                          * stage path (a.b.c) */
     TlExpr *value;
+    TlExpr *msg;        /* kernel `assert e, "message"`: the string;
+                         * NULL without one */
     TlParam *decl;      /* let with a type, `let W: f32[64, 3] = ...`:
                          * name, dtype and shape as written (one name
                          * only); NULL otherwise */
@@ -916,6 +919,13 @@ struct TlFunc {
     void *priv;             /* the checker's private data */
 };
 
+/* A kernel's `assert` (SPEC 6.8): a rank-0 bool stage, "assert.lineN",
+ * that the call must find true before anything after it runs. */
+static inline int tl_func_is_assert(const TlFunc *f)
+{
+    return f && f->stmt && f->stmt->kind == ST_ASSERT;
+}
+
 typedef enum { READ_PLAIN, READ_ZERO_PAD, READ_CLAMP_EDGE } TlReadMode;
 
 /* A read T[e0, e1, ...] inside a kernel. */
@@ -1036,7 +1046,8 @@ struct TlLet {
     X(LOAD, "load", 1, 2, 1)                                             \
     X(SAVE, "save", 2, 2, 1)                                             \
     X(ALLCLOSE, "allclose", 2, 4, 1)                                     \
-    X(SHAPE, "shape", 1, 1, 1)
+    X(SHAPE, "shape", 1, 1, 1)                                           \
+    X(HASH, "hash", 1, 1, 0)
 
 typedef enum {
 #define X(id, name, lo, hi, top) BI_##id,

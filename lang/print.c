@@ -568,6 +568,10 @@ static void stmt_head(TlBuf *o, const TlStmt *st)
         tl_unreachable();
     }
     expr(o, st->value, P_LOW, 0);
+    if (st->msg) {
+        buf_puts(o, ", ");
+        expr(o, st->msg, P_LOW, 0);
+    }
 }
 
 static void param_list(TlBuf *o, const TlParamList *l, int scalar)

@@ -345,6 +345,27 @@ static TlFunc *tensor_of(RCtx *r, TlExpr *name, void *sym, int indexed)
     return NULL;
 }
 
+/* `hash(x)` in a kernel (SPEC 6.8): x is a tensor parameter of the
+ * kernel, named whole, and the call is in an `assert`.  The argument's
+ * sym is then the parameter (a TlFunc of any rank: only hash reads a
+ * tensor whole, and no read is made of it). */
+static void walk_hash(RCtx *r, TlExpr *e, void *b)
+{
+    Chk *c = r->kc->c;
+    TlExpr *x = e->args.v[0];
+    void *sym = x && x->kind == EX_NAME ? lookup(r, x->str, x->loc) : NULL;
+    TlFunc *f = tl_ref_kind(sym) == REF_FUNC ? sym : NULL;
+
+    if (!f || f->kind != FN_INPUT || f->kernel != r->kc->k ||
+        !tl_func_is_assert(r->f)) {
+        diag_error(c->s, x ? x->loc : e->loc, DIAG_BUILTIN_ARG, 1, "hash",
+                   "a tensor parameter of the kernel, in an 'assert'");
+        return;
+    }
+    e->sym = e->a->sym = b;
+    x->sym = f;
+}
+
 static void walk_name(RCtx *r, TlExpr *e)
 {
     Chk *c = r->kc->c;
@@ -395,6 +416,12 @@ static void walk_name(RCtx *r, TlExpr *e)
     g = tensor_of(r, e, sym, 0);
     if (!g)
         return;
+    if (g->rank > 0 && tl_func_is_assert(r->f)) {
+        diag_error(c->s, e->loc, DIAG_ASSERT_NOT_SCALAR, e->str, g->rank);
+        diag_hint(c->s, "reduce it to one value: assert min(i) %s[i] > 0",
+                  e->str);
+        return;
+    }
     if (g->rank > 0) {
         diag_error(c->s, e->loc, DIAG_TENSOR_NOT_INDEXED, e->str, g->rank);
         diag_hint(c->s, "index it: %s[...]", e->str);
@@ -615,6 +642,10 @@ static void walk_call(RCtx *r, TlExpr *e)
         }
         if (!check_arity(r, e, name, b->min_args, b->max_args))
             return;
+        if (b->id == BI_HASH) {
+            walk_hash(r, e, sym);
+            return;
+        }
         e->sym = e->a->sym = sym;
         for (int i = 0; i < e->args.n; i++) {
             int save = r->cond;

@@ -405,6 +405,13 @@ static TlDType type_builtin(Kern *kc, TlExpr *e, const TlBuiltin *b)
 {
     int bad = 0;
 
+    if (b->id == BI_HASH) {     /* of a whole parameter (resolve.c) */
+        TlFunc *f = e->args.v[0]->sym;
+        e->args.v[0]->dtype = f->dtype;
+        e->args.v[0]->rank = f->rank;
+        return f->dtype == DT_NONE ? DT_NONE : DT_I64;
+    }
+
     for (int i = 0; i < e->args.n; i++)
         if (type_of(kc, &e->args.v[i]) == DT_NONE)
             bad = 1;

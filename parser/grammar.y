@@ -582,6 +582,18 @@ static TlStmt *mk_kw(PrsCtx *c, TlStmtKind kind, const PrsTok *k,
     return stmt_end(c, st, e->loc);
 }
 
+/* `assert e, "message"` in a kernel: the message is kept as the
+ * string expression, so the printer writes it back as written. */
+static TlStmt *mk_kassert(PrsCtx *c, const PrsTok *k, TlExpr *e,
+                          const PrsTok *m)
+{
+    TlStmt *st = ast_stmt(c->s, ST_ASSERT, k->loc);
+
+    st->value = e;
+    st->msg = mk_string(c, m);
+    return stmt_end(c, st, m->loc);
+}
+
 static TlStmt *mk_target(PrsCtx *c, const PrsTok *k, const PrsTok *n)
 {
     TlStmt *st = ast_stmt(c->s, ST_TARGET, k->loc);
@@ -1032,6 +1044,10 @@ outputs(A) ::= kparam(P).                   { A = outs(plist1(c, P), 0); }
 kstmt(A) ::= IDENT(N) LBRACKET ivars(V) RBRACKET ASSIGN expr(E).
                                             { A = mk_stage(c, &N, &V, E); }
 kstmt(A) ::= names(V) ASSIGN expr(E).       { A = mk_bind(c, 0, &V, E); }
+// A precondition `assert COND, "message"` (SPEC 6.8).
+kstmt(A) ::= ASSERT(K) expr(E).             { A = mk_kw(c, ST_ASSERT, &K, E); }
+kstmt(A) ::= ASSERT(K) expr(E) COMMA STRING(T).
+                                            { A = mk_kassert(c, &K, E, &T); }
 // Index variables of a stage, and an index pack `..i` (generic kernels).
 %type ivars {TlIdentList}
 ivars(A) ::= .                              { A = ilist0(); }

@@ -82,7 +82,15 @@ static int lookup(void *ctx, const TlVar *var, int64_t *out)
  * *at is moved to the construct when it has a place. */
 static const char *unsupported_kernel(const TlKernelInfo *k, TlLoc *at)
 {
-    (void)at;
+    /* TODO(issue 6): check them on the host before the run (the
+     * interpreter up to the last assert), as the cpu entry checks them
+     * in the kernel. */
+    for (int i = 0; i < k->nfuncs; i++)
+        if (tl_func_is_assert(k->funcs[i])) {
+            *at = k->funcs[i]->stmt->loc;
+            return "an 'assert' in a kernel (the interpreter and cpu "
+                   "check it)";
+        }
     if (k->ncalls)
         return "calls of other kernels";
     if (k->nconsts)

@@ -105,6 +105,39 @@ static int sym_c(TlBuf *b, const TlSymExpr *e)
     return 0;
 }
 
+/* hash(x) of an assert (SPEC 6.8): tl_tensor_hash (lang/tensor.c) of
+ * the tensor, element by element in row-major order through its
+ * strides: FNV-1a over the dtype's number, the rank and the shape (as
+ * int64_t) and then the bytes of the elements. */
+static const char hash_helper[] =
+    "static int64_t w_hash(const char *p, size_t esz, int64_t dt, int rank,\n"
+    "                      const int64_t *shape, const int64_t *st)\n"
+    "{\n"
+    "    uint64_t h = 0xcbf29ce484222325ull;\n"
+    "    int64_t head[2 + 16], idx[16], n = 1;\n"
+    "    const unsigned char *q = (const unsigned char *)head;\n"
+    "    head[0] = dt;\n"
+    "    head[1] = rank;\n"
+    "    for (int j = 0; j < rank; j++) {\n"
+    "        head[2 + j] = shape[j];\n"
+    "        idx[j] = 0;\n"
+    "        n *= shape[j];\n"
+    "    }\n"
+    "    for (size_t i = 0; i < (size_t)(rank + 2) * sizeof *head; i++)\n"
+    "        h = (h ^ q[i]) * 0x100000001b3ull;\n"
+    "    for (int64_t e = 0; e < n; e++) {\n"
+    "        int64_t off = 0;\n"
+    "        for (int j = 0; j < rank; j++)\n"
+    "            off += idx[j] * st[j];\n"
+    "        q = (const unsigned char *)p + off * (int64_t)esz;\n"
+    "        for (size_t i = 0; i < esz; i++)\n"
+    "            h = (h ^ q[i]) * 0x100000001b3ull;\n"
+    "        for (int j = rank - 1; j >= 0 && ++idx[j] == shape[j]; j--)\n"
+    "            idx[j] = 0;\n"
+    "    }\n"
+    "    return (int64_t)h;\n"
+    "}\n\n";
+
 static const char wrapper_helpers[] =
     "#if defined(__GNUC__)\n"
     "#define TDSL_EXPORT __attribute__((visibility(\"default\")))\n"
@@ -331,6 +364,11 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
     buf_puts(b, "\n/* ---- the C entry: docs/c-abi.md ---- */\n\n"
                 "#include <string.h>\n\n");
     buf_puts(b, wrapper_helpers);
+    for (int p = 0; p < ck->nparams; p++)
+        if (ck->params[p].kind == CGP_HASH) {
+            buf_puts(b, hash_helper);
+            break;
+        }
     /* Externs by their symbol, under names of their own (the symbol
      * may be a libm function <math.h> declared otherwise); the program
      * that loads the kernel provides them (docs/c-abi.md). */
@@ -440,6 +478,21 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
         case CGP_ERR:
             buf_printf(b, "        w_args[%d] = &w_err;\n", p);
             break;
+        case CGP_HASH:
+            if (cp->f->rank == 0)
+                buf_printf(b, "        int64_t w_a%d = w_hash((const char *)"
+                              "w_t%d, sizeof(%s), %d, 0, NULL, NULL);\n", p,
+                           t, elem_type(cp->f), (int)cp->f->dtype);
+            else
+                /* The packed copy where there is one: w_st is its
+                 * strides then (w_pack). */
+                buf_printf(b, "        int64_t w_a%d = w_hash(w_p%d ? "
+                              "(const char *)w_p%d : (const char *)w_t%d, "
+                              "sizeof(%s), %d, %d, w_t%d_shape, w_st%d);\n",
+                           p, t, t, t, elem_type(cp->f), (int)cp->f->dtype,
+                           cp->f->rank, t, t);
+            buf_printf(b, "        w_args[%d] = &w_a%d;\n", p, p);
+            break;
         case CGP_EXTERN:
             buf_printf(b, "        void (*w_a%d)(void) = (void (*)(void))"
                           "w_x%d;\n", p, p);
@@ -448,8 +501,8 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
         }
     }
     buf_printf(b, "        %s__entry(w_args);\n", sym);
-    buf_puts(b, "        w_rc = w_err == 0 ? 0 : (w_err & 4) ? 4 : "
-             "w_err == 2 ? 3 : 2;\n    }\n");
+    buf_puts(b, "        w_rc = w_err == 0 ? 0 : (w_err & 8) ? 5 : "
+             "(w_err & 4) ? 4 : w_err == 2 ? 3 : 2;\n    }\n");
     for (int t = k->ninputs; t < nt; t++) {
         TlFunc *f = tensor_at(k, t);
         if (f->rank > 0)
@@ -526,6 +579,40 @@ static void tensor_type(TlBuf *b, const TlFunc *f)
     buf_putc(b, ']');
 }
 
+/* The asserts of k and of the kernels it calls, in the header's
+ * comment: the arguments they refuse make the entry return
+ * TDSL_ERR_ASSERT (SPEC 6.8), with no message of its own. */
+static int asserts_doc(TlBuf *out, const TlKernelInfo *k, int top)
+{
+    for (int i = 0; i < k->nfuncs; i++) {
+        const TlStmt *st = k->funcs[i]->stmt;
+        TlBuf m;
+        if (!tl_func_is_assert(k->funcs[i]))
+            continue;
+        if (top)
+            buf_puts(out, "\n * Returns TDSL_ERR_ASSERT (having computed "
+                          "nothing after it) when an\n * assert does not "
+                          "hold:");
+        top = 0;
+        buf_printf(out, "\n *   %s, line %d: ", k->name, st->loc.line);
+        buf_init(&m);
+        if (st->msg)
+            buf_puts(&m, st->msg->str);
+        else
+            ast_print_expr(&m, st->value);
+        for (const char *p = m.s; *p; p++) {    /* stays a comment */
+            if (*p == '\n' || (*p == '*' && p[1] == '/'))
+                buf_putc(out, ' ');
+            else
+                buf_putc(out, *p);
+        }
+        buf_free(&m);
+    }
+    for (int i = 0; i < k->ncalls; i++)
+        top = asserts_doc(out, k->calls[i]->callee, top);
+    return top;
+}
+
 int cgc_aot_header(TlSession *s, TlKernelInfo *k, const char *sym,
                    TlBuf *out)
 {
@@ -562,6 +649,10 @@ int cgc_aot_header(TlSession *s, TlKernelInfo *k, const char *sym,
                   "#ifndef TDSL_ERR_BOUND\n"
                   "#define TDSL_ERR_BOUND 4  /* a 'bound' of the schedule "
                   "does not hold */\n"
+                  "#endif\n"
+                  "#ifndef TDSL_ERR_ASSERT\n"
+                  "#define TDSL_ERR_ASSERT 5 /* an 'assert' of the kernel "
+                  "does not hold */\n"
                   "#endif\n\n");
     buf_printf(out, "/* kernel %s(", k->name);
     for (int i = 0; i < k->ninputs; i++) {
@@ -589,7 +680,9 @@ int cgc_aot_header(TlSession *s, TlKernelInfo *k, const char *sym,
                   "elements (NULL: row-major);\n"
                   " * scalars by value (defaults are not applied: pass "
                   "them); outputs\n"
-                  " * allocated by the caller with the shapes above. */\n");
+                  " * allocated by the caller with the shapes above.");
+    (void)asserts_doc(out, k, 1);
+    buf_puts(out, " */\n");
     signature(out, k, sym, 0, tn, sn);
     buf_puts(out, ";\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
     return 0;

@@ -21,14 +21,16 @@ typedef enum {
                      * of range (the runner then has the interpreter
                      * report it), CG_ERR_NOMEM when a stage's buffer
                      * could not be allocated; or-ed in atomically */
-    CGP_EXTERN      /* the C function of the scalar extern `ext` */
+    CGP_EXTERN,     /* the C function of the scalar extern `ext` */
+    CGP_HASH        /* i64: tl_tensor_hash of the input `f` */
 } CgParamKind;
 
 /* The error flag parameter's name in the loop IR and its bits.  Stores
  * to it are emitted as an atomic OR: threads of a parallel loop may
  * fail at once, and a plain store would be a data race. */
 #define CG_ERR_NAME "tl.err"
-enum { CG_ERR_RANGE = 1, CG_ERR_NOMEM = 2, CG_ERR_BOUND = 4 };
+enum { CG_ERR_RANGE = 1, CG_ERR_NOMEM = 2, CG_ERR_BOUND = 4,
+       CG_ERR_ASSERT = 8 };    /* a kernel's assert does not hold */
 
 typedef struct CgParam {
     CgParamKind kind;

@@ -360,6 +360,10 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             }
             break;
         case CGP_ERR: args[p] = &err; break;
+        case CGP_HASH:
+            ivals[p] = (int64_t)tl_tensor_hash(t);
+            args[p] = &ivals[p];
+            break;
         case CGP_EXTERN:
             cfns[p] = itp_extern_cfunc(rt, cp->ext);
             args[p] = &cfns[p];

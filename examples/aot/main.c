@@ -6,17 +6,22 @@
  *   tdsl compile kernels.tdsl --kernel matmul -o matmul.so -o matmul.h
  *   tdsl compile kernels.tdsl --kernel bias_leaky -o bias_leaky.so \
  *       -o bias_leaky.h
+ *   tdsl compile kernels.tdsl --kernel normalize -o normalize.so \
+ *       -o normalize.h
  *   cc -std=c11 -Wall -Wextra -I. main.c -L. -l:matmul.so \
- *       -l:bias_leaky.so -Wl,-rpath,'$ORIGIN' -o main
+ *       -l:bias_leaky.so -l:normalize.so -Wl,-rpath,'$ORIGIN' -o main
  *   ./main
  *
  * Each kernel is one function, int tdsl_NAME(...): per tensor its data,
  * shape and strides (NULL: row-major), the scalars by value, and
  * TDSL_OK or an error code back (docs/c-abi.md).  The results are
- * compared with plain C loops.
+ * compared with plain C loops.  A kernel's `assert` is checked by its
+ * entry: normalize refuses a matrix that is not positive with
+ * TDSL_ERR_ASSERT.
  */
 #include "bias_leaky.h"
 #include "matmul.h"
+#include "normalize.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,5 +120,21 @@ int main(void)
     check(tdsl_bias_leaky(ref, c_shape, NULL, bias, bias_shape, NULL, 0.5f,
                           1, Y, y_shape, NULL) == TDSL_ERR_SHAPE,
           "bias_leaky's output shape follows its scalar 'step'");
+
+    /* normalize's precondition: every element positive. */
+    for (int i = 0; i < M; i++) {
+        float s = 0;
+        for (int j = 0; j < N; j++)
+            s += C[i * N + j] = ref[i * N + j] * ref[i * N + j] + 1.0f;
+        for (int j = 0; j < N; j++)
+            yref[i * N + j] = C[i * N + j] / s;
+    }
+    check(tdsl_normalize(C, c_shape, NULL, Y, c_shape, NULL) == TDSL_OK &&
+              close_to(Y, yref, M * N),
+          "normalize of a positive matrix");
+    C[3 * N + 5] = 0.0f;
+    check(tdsl_normalize(C, c_shape, NULL, Y, c_shape, NULL) ==
+              TDSL_ERR_ASSERT,
+          "normalize refuses a matrix with a zero (its assert)");
     return failures ? 1 : 0;
 }

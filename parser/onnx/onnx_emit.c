@@ -333,6 +333,32 @@ static OxValue *output_of(OxModel *m, const char *name, OxValue *v,
     return v;
 }
 
+/* An input whose data --bind gave: the model is made for that data
+ * (whatever reads it is folded, sizes are counted from it), so the
+ * kernel refuses other data, on every path (SPEC 6.8), by its hash.
+ * The message names the ONNX input, or its tdsl name where the ONNX
+ * one would need escapes in a string. */
+static void bound_assert(TlBuf *t, const OxValue *v, int first)
+{
+    int64_t h = (int64_t)tl_tensor_hash(v->cval);
+    const char *name = v->name;
+
+    if (first)
+        buf_puts(t, "    # the model was made for the data of tdsl "
+                    "import --bind\n");
+    for (const char *p = name; *p; p++)
+        if (*p == '"' || *p == '\\' || (unsigned char)*p < ' ' ||
+            (unsigned char)*p >= 0x7f)
+            name = v->id;
+    if (h == INT64_MIN)     /* the one value no literal is */
+        buf_printf(t, "    assert hash(%s) == -9223372036854775807 - 1",
+                   v->id);
+    else
+        buf_printf(t, "    assert hash(%s) == %lld", v->id, (long long)h);
+    buf_printf(t, ", \"input '%s' is not the data bound at import (import "
+                  "the model again with --bind for this data)\"\n", name);
+}
+
 /* The text of the program, and the tensors for the weights file. */
 static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
 {
@@ -406,16 +432,6 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
             map_line(t, "input", m->v[i]);
             buf_putc(t, '\n');
         }
-    /* "# onnx-bound: 'x.1' = x_1 9f0c...": an input whose data --bind
-     * gave, with its hash (tl_tensor_hash).  The model is made for that
-     * data (shapes folded, sizes counted at import), so tdsl run refuses
-     * other data for it (cli/cmd_run.c). */
-    for (int i = 0; i < m->nv; i++)
-        if (m->v[i]->kind == OX_INPUT && m->v[i]->cval) {
-            map_line(t, "bound", m->v[i]);
-            buf_printf(t, " %016llx\n",
-                       (unsigned long long)tl_tensor_hash(m->v[i]->cval));
-        }
     for (int i = 0, pos = 0; i < m->nv; i++) {
         OxValue *v = m->v[i];
         const char *what = opt_what(v, 0);
@@ -473,6 +489,9 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
         put_type(t, outs[i]);
     }
     buf_puts(t, ") {\n");
+    for (int i = 0, n = 0; i < m->nv; i++)
+        if (m->v[i]->kind == OX_INPUT && m->v[i]->cval)
+            bound_assert(t, m->v[i], n++ == 0);
     buf_puts(t, m->body.s ? m->body.s : "");
     buf_puts(t, copies.s ? copies.s : "");
     buf_puts(t, "}\n");

@@ -12,11 +12,9 @@
  * the one whose place is its column.  The kernel is then made for the
  * bound data's size, as it is for a bound shape; for a constant input
  * the stages are folded (ox_fold) like any other.  Other data would
- * give a wrong result without an error (kernels have no assertion to
- * stop with), so the model's header records the bound data's hash
- * ("# onnx-bound:", onnx_emit.c) and tdsl run refuses other data.
- * TODO(issue 5): a kernel called from a script or linked ahead of
- * time does not check it.  Each such stage counts over the whole input
+ * give a wrong result, so the kernel asserts the bound data's hash
+ * (`assert hash(x) == ...`, onnx_emit.c, SPEC 6.8) and refuses other
+ * data wherever it runs.  Each such stage counts over the whole input
  * per element: inputs of at most DD_MAX elements.  NonMaxSuppression
  * (onnx_ops_nms.c) is imported the same way.
  */

@@ -17,6 +17,10 @@ command -v cc >/dev/null 2>&1 || exit 77
     -o matmul.so -o matmul.h -o matmul.c 2>err || fail "compile: $(cat err)"
 "$TDSL" compile "$ex/kernels.tdsl" --kernel bias_leaky -o bias_leaky.h \
     -o bias_leaky.so 2>err || fail "compile: $(cat err)"
+"$TDSL" compile "$ex/kernels.tdsl" --kernel normalize -o normalize.h \
+    -o normalize.so 2>err || fail "compile: $(cat err)"
+grep -q 'normalize, line [0-9]*: X must be positive' normalize.h ||
+    fail "normalize.h does not list its assert: $(cat normalize.h)"
 for f in matmul.so matmul.h matmul.c bias_leaky.so bias_leaky.h; do
     [ -s "$f" ] || fail "no $f"
 done
@@ -30,10 +34,10 @@ nm -D --defined-only matmul.so 2>/dev/null | grep -q ' tdsl_matmul$' ||
 nm -D --defined-only matmul.so 2>/dev/null | grep -q 'entry' &&
     fail "the generated entry is exported"
 cc -std=c11 -Wall -Wextra -Werror -I. "$ex/main.c" -L. -l:matmul.so \
-    -l:bias_leaky.so -Wl,-rpath,"$TMP" -lm -o main 2>err ||
+    -l:bias_leaky.so -l:normalize.so -Wl,-rpath,"$TMP" -lm -o main 2>err ||
     fail "building main.c: $(cat err)"
 ./main >out 2>&1 || fail "main: $(cat out)"
-[ "$(grep -c '^ok: ' out)" = 7 ] || fail "main: $(cat out)"
+[ "$(grep -c '^ok: ' out)" = 9 ] || fail "main: $(cat out)"
 # The .c written builds into the same thing, with the flags documented.
 cc -std=c11 -O2 -ffp-contract=off -Wall -Werror -shared -fPIC matmul.c \
     -o matmul2.so -lm 2>err || fail "matmul.c does not build: $(cat err)"
