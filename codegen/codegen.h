@@ -142,7 +142,9 @@ typedef enum {
 
 /* Math functions, called by name.
  * X(NAME, spelling, arguments, on integers too)
- * All take and return one type; only abs also works on integers. */
+ * All take and return one type; only abs also works on integers;
+ * except uniform and normal (ints 2), which take two i64 (a seed and a
+ * counter) and give f32 (lang/rng.h). */
 #define LIR_CALLS(X)                                                     \
     X(EXP, "exp", 1, 0)                                                  \
     X(FAST_EXP, "fast_exp", 1, 0)                                        \
@@ -167,7 +169,9 @@ typedef enum {
     X(FLOOR, "floor", 1, 0)                                              \
     X(CEIL, "ceil", 1, 0)                                                \
     X(ROUND, "round", 1, 0)                                              \
-    X(POW, "pow", 2, 0)
+    X(POW, "pow", 2, 0)                                                  \
+    X(UNIFORM, "uniform", 2, 2)                                          \
+    X(NORMAL, "normal", 2, 2)
 
 typedef enum {
 #define X(n, sp, nargs, ints) LC_##n,

@@ -70,7 +70,7 @@ int lir_call_nargs(LCall fn)
 
 int lir_call_ints(LCall fn)
 {
-    return (unsigned)fn < LC__COUNT && calls[fn].ints;
+    return (unsigned)fn < LC__COUNT ? calls[fn].ints : 0;
 }
 
 const char *lir_loop_name(LLoopKind k)
@@ -386,7 +386,11 @@ LExpr *lir_cast(TlSession *s, TlDType dt, LExpr *a)
 LExpr *lir_call(TlSession *s, LCall fn, LExpr *const *args, int n)
 {
     LType t = n > 0 ? args[0]->type : lir_type(DT_F32, 1);
-    LExpr *e = new_expr(s, LE_CALL, t);
+    LExpr *e;
+
+    if (lir_call_ints(fn) == 2)         /* uniform, normal: f32 out */
+        t.dt = DT_F32;
+    e = new_expr(s, LE_CALL, t);
     e->fn = fn;
     e->args = copy_exprs(s, args, n);
     e->nargs = n;

@@ -306,13 +306,16 @@ static void call(V *v, const LExpr *e, const LStmt *st)
                     name);
             return;
         }
-        if (!dt_is_float(a->type.dt) &&
+        if (lir_call_ints(e->fn) == 2 ? a->type.dt != DT_I64
+                                      : !dt_is_float(a->type.dt) &&
             !(lir_call_ints(e->fn) && dt_is_int(a->type.dt))) {
             problem(v, e, st, "'%s' does not apply to %s", name, ta);
             return;
         }
     }
-    if (!lir_type_eq(e->type, e->args[0]->type))
+    if (lir_call_ints(e->fn) == 2
+            ? !lir_type_eq(e->type, lir_type(DT_F32, e->args[0]->type.lanes))
+            : !lir_type_eq(e->type, e->args[0]->type))
         problem(v, e, st, "node has a type its arguments do not give");
 }
 

@@ -485,6 +485,8 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
     case BI_FLOOR: fn = LC_FLOOR; break;
     case BI_CEIL: fn = LC_CEIL; break;
     case BI_ROUND: fn = LC_ROUND; break;
+    case BI_UNIFORM: fn = LC_UNIFORM; break;
+    case BI_NORMAL: fn = LC_NORMAL; break;
     default:
         cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'%s'", b->name));
         return lir_const(L->s, lir_type(e->dtype, 1), 0);

@@ -9,6 +9,7 @@
  * relative to the current directory, as in Python and numpy.
  */
 #include "interp/script_int.h"
+#include "lang/rng.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -148,14 +149,10 @@ static TlValue tensor_value(TlTensor *t)
  * rand, zeros, ones, full, arange
  * ==================================================================== */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+/* rand's bits are those of the kernel builtins uniform and normal
+ * (lang/rng.h): element k takes tl_rng_bits(seed, k). */
+#define TL_RNG_AS_C(...) __VA_ARGS__
+static TL_RNG_BITS_DEF(TL_RNG_AS_C)
 
 /* Significant bits of a float dtype, so that rand's values are exact. */
 static int float_bits(TlDType dt)
@@ -170,14 +167,13 @@ static int float_bits(TlDType dt)
 
 void itp_rand_fill(TlTensor *t, int64_t seed)
 {
-    uint64_t state = (uint64_t)seed;
     int64_t n = tl_tensor_numel(t);
     int size = dt_size(t->dtype), p = float_bits(t->dtype);
     unsigned char *d = t->data;
 
     TL_ASSERT(tl_tensor_is_contiguous(t));
     for (int64_t k = 0; k < n; k++) {
-        uint64_t z = splitmix64(&state);
+        uint64_t z = tl_rng_bits(seed, k);
         void *at = d + k * size;
         if (dt_is_float(t->dtype))
             tl_dt_store_f64(t->dtype, at, ldexp((double)(z >> (64 - p)), -p));

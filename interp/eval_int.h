@@ -48,6 +48,7 @@ typedef enum {
     I_ADD, I_SUB, I_MUL, I_DIV, I_MOD,
     I_EQ, I_NE, I_LT, I_LE, I_GT, I_GE, I_AND, I_OR,
     I_MIN, I_MAX, I_POW,
+    I_UNIFORM, I_NORMAL,    /* a = seed, b = counter (i64); f32 out */
     I_CLAMP,    /* a, b = lo, c = hi */
     I_SELECT,   /* c ? a : b, only the chosen side evaluated */
     I_REDUCE,   /* red */
@@ -200,6 +201,9 @@ TL_INTERNAL ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a);
 /* Binary op (I_ADD ... I_POW) on operands of dtype dt; comparisons
  * and && || give 0/1. */
 TL_INTERNAL ItpVal itp_binary(ItpOp op, TlDType dt, ItpVal a, ItpVal b);
+/* uniform(seed, k) or normal(seed, k) (I_UNIFORM, I_NORMAL), as f32
+ * (lang/rng.h). */
+TL_INTERNAL ItpVal itp_random(ItpOp op, int64_t seed, int64_t k);
 /* min/max of the language (NaN wins, a tie gives a), dtype dt. */
 TL_INTERNAL ItpVal itp_min(TlDType dt, ItpVal a, ItpVal b);
 TL_INTERNAL ItpVal itp_max(TlDType dt, ItpVal a, ItpVal b);

@@ -246,6 +246,13 @@ int itp_eval_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
             return -1;
         binary_row(n->op, n->a->dt, o, A, sa, B, sb, N);
         return 0;
+    case I_UNIFORM: case I_NORMAL:
+        if (!(A = itp_operand(F, n->a, mask, &sa)) ||
+            !(B = itp_operand(F, n->b, mask, &sb)))
+            return -1;
+        for (int l = 0; l < N; l++)
+            o[l] = itp_random(n->op, A[l * sa].i, B[l * sb].i);
+        return 0;
     case I_CLAMP:
         return clamp_row(F, n, mask);
     case I_SELECT:

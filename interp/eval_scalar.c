@@ -17,6 +17,7 @@
  */
 #include "interp/eval_int.h"
 #include "lang/fast_exp.h"
+#include "lang/rng.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +25,17 @@
 
 #define TL_FEXP_AS_C(...) __VA_ARGS__
 static TL_FAST_EXP_DEF(TL_FEXP_AS_C)
+static TL_RNG_BITS_DEF(TL_FEXP_AS_C)
+static TL_UNIFORM_DEF(TL_FEXP_AS_C)
+static TL_NORMAL_DEF(TL_FEXP_AS_C)
+
+ItpVal itp_random(ItpOp op, int64_t seed, int64_t k)
+{
+    ItpVal r;
+
+    r.f = op == I_UNIFORM ? tl_uniformf(seed, k) : tl_normalf(seed, k);
+    return r;
+}
 
 /* ====================================================================
  * Dtype arithmetic
@@ -348,6 +360,8 @@ ItpOp itp_builtin_op(TlBuiltinId id)
     case BI_FLOOR: return I_FLOOR;
     case BI_CEIL: return I_CEIL;
     case BI_ROUND: return I_ROUND;
+    case BI_UNIFORM: return I_UNIFORM;
+    case BI_NORMAL: return I_NORMAL;
     default: tl_unreachable();    /* top-level builtins: not element-wise */
     }
 }
@@ -412,6 +426,11 @@ int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out)
         if (itp_eval1(F, n->a, &a) || itp_eval1(F, n->b, &b))
             return -1;
         *out = itp_binary(n->op, n->a->dt, a, b);
+        return 0;
+    case I_UNIFORM: case I_NORMAL:
+        if (itp_eval1(F, n->a, &a) || itp_eval1(F, n->b, &b))
+            return -1;
+        *out = itp_random(n->op, a.i, b.i);
         return 0;
     case I_CLAMP:
         if (itp_eval1(F, n->a, &a) || itp_eval1(F, n->b, &b) ||

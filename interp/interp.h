@@ -417,7 +417,9 @@ void itp_register_target_report(const char *target, TlTargetReport fn);
 
 /* The generator of rand(dtype, shape, seed = s), the same on every
  * platform.  Element k of t in row-major order (k = 0, 1, ...) takes
- * the k-th output z of splitmix64 started from state = s (as uint64):
+ * z = tl_rng_bits(s, k) of lang/rng.h, the k-th output of splitmix64
+ * started from state = s (as uint64), which the kernel builtins
+ * uniform and normal also use:
  *     state += 0x9e3779b97f4a7c15
  *     z = state
  *     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
@@ -425,7 +427,8 @@ void itp_register_target_report(const char *target, TlTargetReport fn);
  *     z = z ^ (z >> 31)
  * and becomes, for floats with p significant bits (f64 53, f32 24,
  * f16 11, bf16 8), (z >> (64 - p)) * 2^-p: uniform in [0, 1) and exact
- * in the dtype; for integers z % 100 (0 .. 99); for bool z >> 63.
+ * in the dtype (for f32, uniform(s, k)); for integers z % 100
+ * (0 .. 99); for bool z >> 63.
  * t must be packed (tl_tensor_new). */
 void itp_rand_fill(TlTensor *t, int64_t seed);
 

@@ -408,6 +408,11 @@ TlValue itp_num_builtin(TlBuiltinId id, TlDType dt, const TlValue *args,
     ItpVal v[3];
 
     TL_ASSERT(n >= 1 && n <= 3);
+    if (op == I_UNIFORM || op == I_NORMAL) {
+        for (int i = 0; i < 2; i++)
+            v[i] = val_in(DT_I64, &args[i]);
+        return num_of(DT_F32, itp_random(op, v[0].i, v[1].i));
+    }
     for (int i = 0; i < n; i++)
         v[i] = val_in(dt, &args[i]);
     if (n == 3) {

@@ -1038,6 +1038,8 @@ struct TlLet {
     X(FLOOR, "floor", 1, 1, 0)                                           \
     X(CEIL, "ceil", 1, 1, 0)                                             \
     X(ROUND, "round", 1, 1, 0)                                           \
+    X(UNIFORM, "uniform", 2, 2, 0)                                       \
+    X(NORMAL, "normal", 2, 2, 0)                                         \
     X(RAND, "rand", 2, 3, 1)                                             \
     X(ZEROS, "zeros", 2, 2, 1)                                           \
     X(ONES, "ones", 2, 2, 1)                                             \

@@ -452,6 +452,23 @@ TlDType ty_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
     case BI_ABS:
         t = ty_unify(c, ops, n);
         break;
+    case BI_UNIFORM:
+    case BI_NORMAL:
+        /* A seed and a counter, as i64 (SPEC 7.5); never a float, so
+         * that no rounding can make two elements share a value. */
+        for (int i = 0; i < n; i++) {
+            TlDType a = e->args.v[i]->dtype;
+            if (!dt_is_int(a)) {
+                diag_error(c->s, e->args.v[i]->loc, DIAG_RANDOM_NOT_INT,
+                           i ? "counter" : "seed", b->name, dt_name(a));
+                diag_hint(c->s, i ? "an index, or a flat index of "
+                          "indices: i * N + j" : "an integer, e.g. a "
+                          "scalar parameter 'seed: i64'");
+                return DT_NONE;
+            }
+            ty_coerce(c, ops[i], DT_I64);
+        }
+        return DT_F32;
     default:
         /* pow and the math functions compute in floats. */
         t = ty_unify(c, ops, n);

@@ -11,6 +11,7 @@
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
 #include "lang/fast_exp.h"
+#include "lang/rng.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -518,6 +519,11 @@ static void call(TlBuf *b, const LExpr *e)
         call_func(b, e);
         return;
     }
+    if (e->fn == LC_UNIFORM || e->fn == LC_NORMAL) {
+        call2(b, t, e->fn == LC_UNIFORM ? "tl_uniformf" : "tl_normalf",
+              "int64_t", e->args[0], e->args[1]);
+        return;
+    }
     if (!dt_is_float(dt)) {
         TL_ASSERT(e->fn == LC_ABS);
         if (dt_is_unsigned(dt))         /* its own absolute value */
@@ -961,6 +967,10 @@ void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f)
     buf_puts(out, helpers);
     /* fast_exp on f32: the interpreter's definition, as text. */
     buf_puts(out, "TL_HELPER " TL_FAST_EXP_DEF(TL_FEXP_AS_TEXT) "\n");
+    /* uniform and normal: the interpreter's definitions, as text. */
+    buf_puts(out, "TL_HELPER " TL_RNG_BITS_DEF(TL_FEXP_AS_TEXT) "\n"
+             "TL_HELPER " TL_UNIFORM_DEF(TL_FEXP_AS_TEXT) "\n"
+             "TL_HELPER " TL_NORMAL_DEF(TL_FEXP_AS_TEXT) "\n");
     cgc_vec_prelude(out, f);
     buf_puts(out, "static void ");
     name(out, f->name);

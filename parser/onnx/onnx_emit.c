@@ -121,7 +121,7 @@ static OxOpFn find_op(const char *op)
         ox_elementwise_op, ox_nn_op, ox_conv_op, ox_tensor_op, ox_loss_op,
         ox_scatter_op, ox_einsum_op, ox_rnn_op, ox_resize_op, ox_misc_op,
         ox_grid_op, ox_text_op, ox_quant_op, ox_control_op, ox_scan_op,
-        ox_seq_op, ox_opt_op, ox_dd_op, ox_nms_op,
+        ox_seq_op, ox_opt_op, ox_dd_op, ox_nms_op, ox_random_op,
     };
     OxOpFn fn = NULL;
 

@@ -45,7 +45,8 @@ static int64_t known_inputs(OxModel *m, int (*known)(const OxValue *))
     const Onnx__NodeProto *n = m->node;
     int64_t total = 0;
 
-    if (!strncmp(n->op_type, "Random", 6) || !strcmp(n->op_type, "Bernoulli"))
+    if (!strncmp(n->op_type, "Random", 6) ||
+        !strcmp(n->op_type, "Bernoulli") || !strcmp(n->op_type, "Multinomial"))
         return -1;
     for (size_t i = 0; i < n->n_input; i++) {
         OxValue *v;

@@ -317,6 +317,7 @@ OxOpFn ox_seq_op(const char *name);
 OxOpFn ox_opt_op(const char *name);
 OxOpFn ox_dd_op(const char *name);
 OxOpFn ox_nms_op(const char *name);
+OxOpFn ox_random_op(const char *name);
 /* onnx_ops_dd.c, for ops whose output's size depends on data: is v's
  * value known at import (0), else -1 after a message; the i64 scalar
  * `count` that `stages` compute from ins[nin] at import (ox_eval),
@@ -324,6 +325,11 @@ OxOpFn ox_nms_op(const char *name);
  * do not run are an internal error: a bug of the importer's). */
 int ox_dd_known(OxModel *m, const OxValue *v);
 int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin);
+/* Dropout in training mode (onnx_ops_random.c): data x, the ratio (a
+ * scalar input, or NULL: the constant r), training_mode (a scalar bool
+ * input, or NULL: true); 0, or -1 after a message. */
+int ox_dropout_training(OxModel *m, OxValue *x, OxValue *ratio, double r,
+                        OxValue *train);
 /* Subgraphs imported in line (onnx_ops_control.c), for Loop, Scan and
  * SequenceMap: body g once, its inputs ins[nin], the values of its
  * outputs in outs[g->n_output]; the names it defines get `suffix`,

@@ -238,35 +238,38 @@ static int op_unsqueeze(OxModel *m)
 }
 
 /* Identity-like: Dropout at inference (the mask, if asked, is all
- * true). */
+ * true), or with a ratio of 0.  In training mode it draws
+ * (onnx_ops_random.c): training_mode true, or (opset 1 to 6) is_test
+ * 0; one not known at import (an input) decides when the model runs. */
 static int op_dropout(OxModel *m)
 {
     OxValue *x = ox_need_in(m, 0), *y, *mask;
     OxIdx idx[TL_MAX_RANK];
-
-    OxValue *ratio = ox_in(m, 1), *train = ox_in(m, 2);
+    OxValue *ratio = m->opset >= 12 ? ox_in(m, 1) : NULL;
+    OxValue *train = m->opset >= 12 ? ox_in(m, 2) : NULL;
+    double r = ox_attr_f(m, "ratio", 0.5);
+    int training = train != NULL;
 
     if (!x)
         return -1;
-    /* The seed only matters in training mode; before opset 12 the
-     * ratio was an attribute and is_test chose inference. */
-    ox_attr_ignore(m, "seed");
-    if (m->opset < 12 && ox_attr(m, "ratio") && ox_attr(m, "is_test") &&
-        !ox_attr_i(m, "is_test", 1)) {
-        ox_unsupported(m, "training mode (random) is not supported");
-        return -1;
-    }
-    ox_attr_ignore(m, "ratio");
+    /* Before opset 7 is_test chose inference, by default training;
+     * from 7 to 11 Dropout is inference only. */
+    if (m->opset < 7 && !ox_attr_i(m, "is_test", 0))
+        training = 1;
     ox_attr_ignore(m, "is_test");
-    /* Training mode drops elements at random, unless the ratio is 0:
-     * then it keeps them all, as inference does. */
-    if (train && (!train->cval || train->rank != 0 ||
-                  tl_tensor_get_i64(train->cval, NULL)) &&
-        (!ratio || !ratio->cval || ratio->rank != 0 ||
-         tl_tensor_get_f64(ratio->cval, NULL) != 0)) {
-        ox_unsupported(m, "training mode (random) is not supported");
-        return -1;
+    ox_attr_ignore(m, "consumed_inputs");
+    if (train && train->cval && train->rank == 0) {
+        training = tl_tensor_get_i64(train->cval, NULL) != 0;
+        train = NULL;
     }
+    if (ratio && ratio->cval && ratio->rank == 0) {
+        r = tl_tensor_get_f64(ratio->cval, NULL);
+        ratio = NULL;
+    }
+    /* A ratio of 0 keeps every element, as inference does. */
+    if (training && (ratio || r != 0))
+        return ox_dropout_training(m, x, ratio, r, train);
+    ox_attr_ignore(m, "seed");
     if (!(y = ox_out(m, 0, x->dt, x->rank, x->dims)))
         return -1;
     ox_comment(m);

@@ -21,6 +21,11 @@
 # conformance scope (tests/onnx/tiers.tsv: the suite's tests with
 # their op types and tiers, strict and folded), then the total.  Exit
 # status: 1 when a test fails, else 0.
+# The tests of tests/onnx/random.tsv expect random draws, which no
+# runtime reproduces: they run, their outputs are checked for shape,
+# dtype and the draw's domain (tests/onnx/random_check.py, which needs
+# python3-numpy and python3-onnx), and they count as "random", on lines
+# of their own ("onnx tier 2 random: 10 ran ..."), never as passed.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,7 +64,10 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tdsl-onnx.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-passed=0 failed=0 unsupported=0
+passed=0 failed=0 unsupported=0 random=0
+py=/usr/bin/python3
+pyok=0
+$py -c 'import onnx, numpy' 2>/dev/null && pyok=1
 : >"$tmp/passing"
 
 say() {
@@ -81,7 +89,8 @@ out_kind() {
 }
 out_file() {
     case $(out_kind "$1") in
-    tensor) echo "out_$1.safetensors" ;;
+    tensor) [ -n "$rcheck" ] && echo "out_$1.npy" ||
+            echo "out_$1.safetensors" ;;
     *) echo "out_$1.pb" ;;
     esac
 }
@@ -98,7 +107,11 @@ for t in $tests; do
     dir=$data/$t
     set0=$dir/test_data_set_0
     out=$tmp/m.tdsl
-    rm -f "$tmp"/m.* "$tmp"/out_*.safetensors "$tmp"/out_*.pb
+    rm -f "$tmp"/m.* "$tmp"/out_*.safetensors "$tmp"/out_*.pb \
+        "$tmp"/out_*.npy
+    # the check of a test whose expected outputs are random draws
+    rcheck=$(awk -F'\t' -v t="$t" '$1 == t { $1 = ""; sub(/^ +/, ""); print; exit }' \
+             "$root/tests/onnx/random.tsv")
     if [ ! -f "$dir/model.onnx" ] || [ ! -d "$set0" ]; then
         unsupported=$((unsupported + 1))
         printf '%s\tunsupported\n' "$t" >>"$tmp/results"
@@ -142,6 +155,35 @@ for t in $tests; do
         say "FAIL $t: run: $(grep -m 1 . "$tmp/err")"
         continue
     fi
+    if [ -n "$rcheck" ]; then
+        if [ $pyok = 0 ]; then
+            unsupported=$((unsupported + 1))
+            printf '%s\tunsupported\n' "$t" >>"$tmp/results"
+            say "UNSUPPORTED $t: random outputs, and no python3-onnx and" \
+                "python3-numpy to check them"
+            continue
+        fi
+        gots=
+        n=0
+        for f in "$set0"/output_*.pb; do
+            [ -f "$f" ] || continue
+            gots="$gots $tmp/out_$n.npy"
+            n=$((n + 1))
+        done
+        # shellcheck disable=SC2086
+        if $py "$root/tests/onnx/random_check.py" $rcheck "$dir" $gots \
+                >"$tmp/err" 2>&1; then
+            random=$((random + 1))
+            printf '%s\trandom\n' "$t" >>"$tmp/results"
+            say "RANDOM $t: ran; outputs checked for shape, dtype and" \
+                "domain ($rcheck), not values"
+        else
+            failed=$((failed + 1))
+            printf '%s\tfailed\n' "$t" >>"$tmp/results"
+            say "FAIL $t: random outputs: $(tail -n 1 "$tmp/err")"
+        fi
+        continue
+    fi
     ok=1
     n=0
     for f in "$set0"/output_*.pb; do
@@ -183,6 +225,12 @@ if [ -s "$tmp/results" ]; then
     function line(key, label) {
         printf "%s: %d passed, %d failed, %d unsupported\n", label,
             n[key, "passed"], n[key, "failed"], n[key, "unsupported"]
+        randoms(n[key, "random"], label)
+    }
+    function randoms(k, label) {
+        if (k)
+            printf "%s random: %d ran, outputs checked for shape, dtype " \
+                "and domain, not values\n", label, k
     }
     FNR == NR { if ($0 !~ /^#/) { ops[$1] = $2; tier[$1] = $3
                                   folded[$1] = $4 }
@@ -212,13 +260,20 @@ if [ -s "$tmp/results" ]; then
               "tier 3|unlisted", lab, "|")
         for (i = 1; i <= 6; i++) {
             k = lab[i]
-            if (c[k, "passed"] + c[k, "failed"] + c[k, "unsupported"])
+            all = c[k, "passed"] + c[k, "failed"] + c[k, "unsupported"]
+            if (all + c[k, "random"]) {
                 printf "onnx %s: %d passed, %d failed, %d unsupported\n",
                     k, c[k, "passed"], c[k, "failed"],
                     c[k, "unsupported"]
+                randoms(c[k, "random"], "onnx " k)
+            }
         }
     }' "$root/tests/onnx/tiers.tsv" "$tmp/results"
 fi
+# The random ones on a line of their own, before the total (the last
+# line, which tests/cli/onnx_conformance.sh reads).
+[ $random -gt 0 ] && echo "onnx random: $random ran, outputs checked for" \
+    "shape, dtype and domain, not values"
 echo "onnx: $passed passed, $failed failed, $unsupported unsupported"
 if [ -n "$update" ]; then
     {

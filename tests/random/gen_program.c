@@ -489,6 +489,15 @@ static Node *gen(Gen *g, TlDType dt, int depth)
                 return x->a && x->b && x->c ? x : NULL;
             }
             x->op = fmath[f];
+            /* Half of f32's abs draws instead (SPEC 7.5), chosen from
+             * the node count so that other programs stay as they
+             * were: a seed and a counter of integer dtypes. */
+            if (dt == DT_F32 && f == 12 && (g->nnodes & 1)) {
+                x->op = g->nnodes & 2 ? "uniform" : "normal";
+                x->a = gen(g, DT_I32, depth - 1);
+                x->b = gen(g, DT_I64, depth - 1);
+                return x->a && x->b ? x : NULL;
+            }
         } else {
             if (dt_is_unsigned(dt) || rg_chance(g->r, 50)) {
                 x->op = "clamp";
