@@ -82,10 +82,22 @@ static int compare_tensors(TlTensor *got, TlTensor *want,
                 want_path);
         goto done;
     }
+    if ((got->dtype == DT_STR) != (want->dtype == DT_STR)) {
+        fprintf(stderr, "tdsl: '%s' holds %s, '%s' holds %s\n", got_path,
+                dt_name(got->dtype), want_path, dt_name(want->dtype));
+        goto done;
+    }
     if (tl_tensor_numel(got) > 0) {
         do {
             int isf = dt_is_float(want->dtype) || dt_is_float(got->dtype);
-            if (isf) {
+            if (got->dtype == DT_STR) {
+                /* Strings: exactly equal. */
+                const char *g = tl_str_at(tl_tensor_at(got, idx));
+                const char *w = tl_str_at(tl_tensor_at(want, idx));
+                if (strcmp(g, w) && !bad++)
+                    fprintf(stderr, "tdsl: first difference: \"%s\", "
+                            "expected \"%s\"\n", g, w);
+            } else if (isf) {
                 double g = tl_tensor_get_f64(got, idx);
                 double w = tl_tensor_get_f64(want, idx);
                 if (isnan(g) && isnan(w))

@@ -456,6 +456,12 @@ static int write_outputs(const TlKernelInfo *k, TlTensor **res, Bind **slot)
                         k->outputs[i]->name, err);
                 status = EXIT_DIAG;
             }
+        } else if (ends_with(path, ".pb") && !key) {
+            if (tl_onnx_tensor_write(path, res[i], err, sizeof err) < 0) {
+                fprintf(stderr, "tdsl: output '%s': %s\n",
+                        k->outputs[i]->name, err);
+                status = EXIT_DIAG;
+            }
         } else if (ends_with(path, ".safetensors")) {
             /* Gather every output bound to this file, once. */
             TlNamedTensor *nt = tl_xcalloc((size_t)k->noutputs,
@@ -488,7 +494,8 @@ static int write_outputs(const TlKernelInfo *k, TlTensor **res, Bind **slot)
             free(nt);
         } else {
             fprintf(stderr, "tdsl: output '%s': '%s' is not a tensor file: "
-                    "the name must end in .npy or .safetensors[:KEY]\n",
+                    "the name must end in .npy, .pb or "
+                    ".safetensors[:KEY]\n",
                     k->outputs[i]->name, slot[i]->spec);
             status = EXIT_DIAG;
         }

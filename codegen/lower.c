@@ -535,18 +535,40 @@ static void legal_names(TlSession *s, LFunc *f)
     lir_visit_stmt(&v, f->body);
 }
 
+TlFunc *cg_kernel_str(const TlKernelInfo *k)
+{
+    TlFunc *const *lists[4] = {k->inputs, k->outputs, k->consts, k->funcs};
+    int counts[4] = {k->ninputs, k->noutputs, k->nconsts, k->nfuncs};
+
+    for (int l = 0; l < 4; l++)
+        for (int i = 0; i < counts[l]; i++)
+            if (lists[l][i]->dtype == DT_STR)
+                return lists[l][i];
+    return NULL;
+}
+
 static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
 {
     Lw L;
     SList top = {0};
     CgKernel *ck;
     LFunc *f;
+    TlFunc *sf;
     TlBuf err;
 
     memset(&L, 0, sizeof L);
     L.s = s;
     L.k = k;
     L.plain = plain;
+    /* TODO(issue 5): compile str stages (pointers into an arena the
+     * runner owns); until then the cpu runner runs them interpreted. */
+    if ((sf = cg_kernel_str(k))) {
+        diag_error(s, sf->loc, DIAG_CG_UNSUPPORTED, arena_printf(&s->arena,
+                   "the str tensor '%s'", sf->name));
+        diag_hint(s, "kernels with strings run on the interpreter; "
+                     "'tdsl run --target cpu' does that for them");
+        return NULL;
+    }
     if (!plain && cg_sched_check(s, k))
         return NULL;
     for (int i = 0; i < k->nsizes; i++) {

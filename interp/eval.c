@@ -458,6 +458,19 @@ static int stage_rows(ItpFrame *F, ItpNode *root, TlTensor *t, const Nest *L)
     return 0;
 }
 
+/* Does e compute or read a str anywhere? */
+static int has_str(const TlExpr *e)
+{
+    if (!e)
+        return 0;
+    if (e->dtype == DT_STR || has_str(e->a) || has_str(e->b))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (has_str(e->args.v[i]))
+            return 1;
+    return 0;
+}
+
 static int compute_stage(ItpFrame *F, ItpSlot *sl)
 {
     TlFunc *f = sl->f;
@@ -465,7 +478,7 @@ static int compute_stage(ItpFrame *F, ItpSlot *sl)
     TlTensor *t;
     ItpNode *root;
     char err[160];
-    int rc, row_var;
+    int rc, row_var, elems;
 
     L.rank = f->rank;
     for (int j = 0; j < f->rank; j++) {
@@ -487,13 +500,16 @@ static int compute_stage(ItpFrame *F, ItpSlot *sl)
         return -1;
     }
     sl->t = t;
-    row_var = !F->scalar && f->rank ? L.var[f->rank - 1] : -1;
+    /* Strings are computed by the per-element walk only: rows buy
+     * nothing for pointer chasing and text (SPEC 3.2). */
+    elems = F->scalar || has_str(f->value);
+    row_var = !elems && f->rank ? L.var[f->rank - 1] : -1;
     root = itp_compile(F, f->value, row_var, f->dtype);
     if (!root)
         return -1;
     F->cur = sl;
-    rc = F->scalar ? stage_elements(F, root, t, &L)
-                   : stage_rows(F, root, t, &L);
+    rc = elems ? stage_elements(F, root, t, &L)
+               : stage_rows(F, root, t, &L);
     F->cur = NULL;
     sl->done = rc == 0;
     return rc;

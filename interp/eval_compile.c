@@ -186,6 +186,10 @@ static ItpNode *compile(Comp *C, const TlExpr *e)
         n = new_node(C, I_CONST, e, e->dtype);
         n->k = literal(e);
         return n;
+    case EX_STR:
+        n = new_node(C, I_CONST, e, DT_STR);
+        n->k.s = tl_str_intern(e->str, strlen(e->str));
+        return n;
     case EX_NAME:
         return compile_name(C, e);
     case EX_INDEX:

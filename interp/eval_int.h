@@ -32,6 +32,7 @@ enum { ITP_ROW = 256 };
 typedef union ItpVal {
     double f;
     int64_t i;
+    const char *s;      /* str: interned (lang/str.c); NULL is "" */
 } ItpVal;
 
 /* Node operations.  Unary and math ops compute in the node's dtype;
@@ -49,6 +50,7 @@ typedef enum {
     I_EQ, I_NE, I_LT, I_LE, I_GT, I_GE, I_AND, I_OR,
     I_MIN, I_MAX, I_POW,
     I_UNIFORM, I_NORMAL,    /* a = seed, b = counter (i64); f32 out */
+    I_LOWER, I_UPPER,   /* str case mapping */
     I_CLAMP,    /* a, b = lo, c = hi */
     I_SELECT,   /* c ? a : b, only the chosen side evaluated */
     I_REDUCE,   /* red */

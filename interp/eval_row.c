@@ -261,6 +261,8 @@ int itp_eval_row(ItpFrame *F, ItpNode *n, const uint8_t *mask)
         return itp_reduce_row(F, n, mask);
     case I_EXTERN:
         return extern_row(F, n, mask);
+    case I_LOWER:       /* str: per element only (eval.c has_str) */
+    case I_UPPER:
     case I_CONST:
     case I_VAR:
     case I__COUNT:

@@ -121,7 +121,8 @@ int tl_safetensors_write_buf(TlBuf *out, const TlNamedTensor *ts, int n,
  * int8 .. int64, uint8 and bool, the values in raw_data or in the typed
  * field of the data type (int32_data for 8- and 16-bit types and bool,
  * holding the 16 bits of float16 and bfloat16).  Counts, sizes and
- * value ranges are checked; external data, segments, strings, complex
+ * value ranges are checked; strings (string_data) give str tensors;
+ * external data, segments, complex
  * and uint16/32/64 tensors are refused with a message.  The tensor's
  * name is not kept. */
 TlTensor *tl_onnx_tensor_read(const char *path, char *err, size_t errlen);
@@ -146,6 +147,10 @@ TlTensor **tl_onnx_sequence_read(const char *path, int *n, char *err,
 TlTensor **tl_onnx_sequence_read_mem(const void *data, size_t len,
                                      const char *name, int *n, char *err,
                                      size_t errlen);
+/* Writes t as a TensorProto (raw_data; string_data for str); 0, or -1
+ * after a message. */
+int tl_onnx_tensor_write(const char *path, TlTensor *t, char *err,
+                         size_t errlen);
 /* Writes ts[n] as a SequenceProto of tensors (raw_data); 0, or -1
  * after a message. */
 int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,

@@ -8,6 +8,10 @@
  * the bits of f16 and bf16).  Counts, sizes and value ranges are checked
  * before anything is copied.  External data, segments, strings, complex
  * numbers and unsigned types above 8 bits are refused with a message.
+ * Strings (string_data) become str tensors, each string interned; a
+ * string with a NUL byte is refused (tdsl strings end at NUL).  Plain
+ * tensors are also written (tl_onnx_tensor_write): raw_data, or
+ * string_data for str.
  * Also SequenceProto files (ONNX's sequence test data, tensors only)
  * and OptionalProto files (of a tensor, a sequence or nothing), read
  * and written (interp/onnx_seq.proto says where that schema comes
@@ -47,7 +51,7 @@ static const struct {
     {ONNX__TENSOR_PROTO__DATA_TYPE__INT16, DT_I16, "int16"},
     {ONNX__TENSOR_PROTO__DATA_TYPE__INT32, DT_I32, "int32"},
     {ONNX__TENSOR_PROTO__DATA_TYPE__INT64, DT_I64, "int64"},
-    {ONNX__TENSOR_PROTO__DATA_TYPE__STRING, DT_NONE, "string"},
+    {ONNX__TENSOR_PROTO__DATA_TYPE__STRING, DT_STR, "string"},
     {ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, DT_BOOL, "bool"},
     {ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16, DT_F16, "float16"},
     {ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, DT_F64, "double"},
@@ -73,10 +77,7 @@ static TlDType onnx_dtype(const Onnx__TensorProto *p, const char *name,
             continue;
         if (types[i].dt != DT_NONE)
             return types[i].dt;
-        if (p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING)
-            itp_error(err, errlen, name, "string tensors are not "
-                      "supported");
-        else if (p->data_type >= ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64)
+        if (p->data_type >= ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64)
             itp_error(err, errlen, name, "complex tensors (%s) are not "
                       "supported", types[i].name);
         return DT_NONE;
@@ -104,6 +105,9 @@ static const char *typed_field(const Onnx__TensorProto *p, TlDType dt,
     case DT_U64:
         *n = p->n_uint64_data;
         return "uint64_data";
+    case DT_STR:
+        *n = p->n_string_data;
+        return "string_data";
     default:
         *n = p->n_int32_data;
         return "int32_data";
@@ -225,6 +229,11 @@ static TlTensor *convert(const Onnx__TensorProto *p, const char *name,
     }
     numel = nbytes / dt_size(dt);
     field = typed_field(p, dt, &count);
+    if (dt == DT_STR && p->has_raw_data) {
+        itp_error(err, errlen, name, "a string tensor keeps its values in "
+                  "string_data, not raw_data");
+        return NULL;
+    }
     if (p->has_raw_data) {
         if ((other = other_field(p, NULL))) {
             itp_error(err, errlen, name, "the values are in both raw_data "
@@ -256,7 +265,19 @@ static TlTensor *convert(const Onnx__TensorProto *p, const char *name,
         itp_error(err, errlen, name, "%s", msg);
         return NULL;
     }
-    if (p->has_raw_data) {
+    if (dt == DT_STR) {
+        for (int64_t i = 0; i < numel; i++) {
+            const ProtobufCBinaryData *b = &p->string_data[i];
+            if (b->len && memchr(b->data, 0, b->len)) {
+                itp_error(err, errlen, name, "string %lld holds a NUL "
+                          "byte, which tdsl strings cannot", (long long)i);
+                tl_tensor_unref(t);
+                return NULL;
+            }
+            tl_str_put((char *)t->data + i * 8,
+                       tl_str_intern((const char *)b->data, b->len));
+        }
+    } else if (p->has_raw_data) {
         if (nbytes)
             memcpy(t->data, p->raw_data.data, (size_t)nbytes);
         if (itp_big_endian())
@@ -521,6 +542,19 @@ static int fill_tensor(Onnx__TensorProto *tp, TlTensor *t, TlTensor **packed,
     tp->data_type = types[k].onnx;
     tp->n_dims = (size_t)t->rank;
     tp->dims = (*packed)->shape;
+    if (t->dtype == DT_STR) {
+        /* Points into the interned strings; the caller frees the array
+         * (free_strings). */
+        size_t n = (size_t)tl_tensor_numel(*packed);
+        tp->n_string_data = n;
+        tp->string_data = tl_xcalloc(n + 1, sizeof *tp->string_data);
+        for (size_t i = 0; i < n; i++) {
+            const char *s = tl_str_at((char *)(*packed)->data + i * 8);
+            tp->string_data[i].data = (uint8_t *)(uintptr_t)s;
+            tp->string_data[i].len = strlen(s);
+        }
+        return 0;
+    }
     tp->has_raw_data = 1;
     /* Little-endian, as raw_data is, on the hosts tdsl runs on. */
     tp->raw_data.len = (size_t)tl_tensor_numel(*packed) *
@@ -572,6 +606,27 @@ static int fill_seq(TdslOnnx__SequenceProto *p, Onnx__TensorProto *tp,
     return 0;
 }
 
+int tl_onnx_tensor_write(const char *path, TlTensor *t, char *err,
+                         size_t errlen)
+{
+    Onnx__TensorProto tp;
+    TlTensor *packed = NULL;
+    uint8_t *out;
+    size_t len;
+    int rc;
+
+    if (fill_tensor(&tp, t, &packed, path, "the tensor", err, errlen) < 0)
+        return -1;
+    len = onnx__tensor_proto__get_packed_size(&tp);
+    out = tl_xmalloc(len ? len : 1);
+    onnx__tensor_proto__pack(&tp, out);
+    rc = write_file(path, out, len, err, errlen);
+    free(out);
+    free(tp.string_data);
+    tl_tensor_unref(packed);
+    return rc;
+}
+
 int tl_onnx_sequence_write(const char *path, TlTensor *const *ts, int n,
                            char *err, size_t errlen)
 {
@@ -614,8 +669,10 @@ int tl_onnx_optional_write(const char *path, int kind, TlTensor *const *ts,
     }
     rc = write_file(path, out, len, err, errlen);
 done:
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         tl_tensor_unref(packed[i]);
+        free(tp[i].string_data);
+    }
     free(packed);
     free(tp);
     free(tpp);

@@ -963,6 +963,12 @@ static int build_header(TlBuf *h, const TlNamedTensor **order,
 
     for (int i = 0; i < n; i++) {
         const char *k = ts[i].name;
+        if (ts[i].t->dtype == DT_STR) {
+            itp_error(err, errlen, name, "'%s' is a str tensor, which "
+                      "safetensors cannot hold (write it to .pb or .npy)",
+                      k ? k : "(null)");
+            return -1;
+        }
         if (!k || !valid_utf8(k) || !strcmp(k, "__metadata__")) {
             itp_error(err, errlen, name, "cannot name a tensor '%s'",
                       k ? k : "(null)");

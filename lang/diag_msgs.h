@@ -130,6 +130,8 @@ X(DTYPE_KIND, ERROR, "%s of '%s' is '%s', but dtype variable '%s' must be %s")
 X(GENERIC_ARG_UNKNOWN, ERROR, "cannot instantiate '%s': the type of argument '%s' is not known before the program runs")
 /* A kernel's `assert` reading a whole tensor (SPEC 6.8). */
 X(ASSERT_NOT_SCALAR, ERROR, "'assert' in a kernel needs one bool value, but '%s' is a tensor of rank %d")
+X(STR_OPERAND, ERROR, "'%s' cannot be applied to str values")
+X(STR_MIX, ERROR, "a str value meets a '%s' value; strings and numbers do not convert implicitly")
 /* end of checker types section */
 
 /* ---- checker: shapes and bounds ------------------------------------- */
@@ -215,6 +217,7 @@ X(RT_EXTERN_SHAPE, ERROR, "axis %d of argument '%s' of '%s' has size %lld but mu
  * assert, with a note at the call: the message, or the condition as
  * written. */
 X(RT_KERNEL_ASSERT, ERROR, "'%s' refuses these arguments: %s")
+X(RT_STR_NUMBER, ERROR, "the string \"%s\" is not %s, so it cannot be converted to '%s'")
 /* end of runtime section */
 
 /* ---- scripts and the command line ------------------------------------ */

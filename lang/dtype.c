@@ -41,7 +41,7 @@ int dt_is_float(TlDType t)
 
 int dt_is_int(TlDType t)
 {
-    return t > DT_BOOL && t < DT__COUNT && !dtypes[t].is_float;
+    return t > DT_BOOL && t < DT_STR && !dtypes[t].is_float;
 }
 
 int dt_is_signed(TlDType t)

@@ -189,7 +189,8 @@ TL_NORETURN void tl_internal_error(const char *file, int line,
     X(F16, "f16", 2, 1, 1, 1)                                            \
     X(BF16, "bf16", 2, 1, 1, 1)                                          \
     X(F32, "f32", 4, 1, 1, 2)                                            \
-    X(F64, "f64", 8, 1, 1, 3)
+    X(F64, "f64", 8, 1, 1, 3)                                            \
+    X(STR, "str", 8, 0, 0, 0)
 
 typedef enum {
     DT_NONE = 0,
@@ -656,6 +657,32 @@ void tl_dt_store_u64(TlDType dt, void *p, uint64_t v);
 /* The float -> integer rule above, for integer dtype dt (bool: != 0). */
 int64_t tl_f64_to_int(TlDType dt, double v);
 
+/* Strings (str, SPEC 3.x): an element is a pointer to a NUL-terminated
+ * string interned for the life of the process (lang/str.c), so copies,
+ * views and casts of str tensors copy pointers; a NULL element (a
+ * zero-filled tensor) is the empty string.  tl_str_intern returns the
+ * one copy of s[0..n); tl_str_at reads an element ("" for NULL). */
+const char *tl_str_intern(const char *s, size_t n);
+const char *tl_str_at(const void *p);
+void tl_str_put(void *p, const char *s);
+/* The text of one element of numeric dtype dt at p, as numpy's str()
+ * writes it: the shortest decimal that reads back as the value at the
+ * dtype's precision, positional for 1e-4 <= |v| < 1e16 (with ".0" for
+ * whole numbers), else "1.5e-05" / "1e+20"; "nan", "inf", "-inf";
+ * integers in decimal; bool "True" / "False".  Interned. */
+const char *tl_str_from(TlDType dt, const void *p);
+/* Parses s into one element of numeric dtype dt at p as numpy's
+ * astype does: floats like Python's float() (spaces around, "nan",
+ * "inf", "+INF", "-Infinity" in any case; then rounded to dt), integers
+ * like int() (an optional sign and decimal digits; out of the dtype's
+ * range wraps as the int -> int rule), bool: true when s is not
+ * empty.  -1 (and nothing stored) when s is no such number. */
+int tl_str_to(TlDType dt, const char *s, void *p);
+/* s with ASCII letters mapped to lower / upper case (other bytes kept:
+ * SPEC says why), interned. */
+const char *tl_str_lower(const char *s);
+const char *tl_str_upper(const char *s);
+
 /* Integer / and % of the language: floor division, the remainder with
  * the divisor's sign; by zero both give 0, and INT64_MIN / -1 wraps
  * (never undefined behaviour).  The interpreter, the simplifier and
@@ -1040,6 +1067,8 @@ struct TlLet {
     X(ROUND, "round", 1, 1, 0)                                           \
     X(UNIFORM, "uniform", 2, 2, 0)                                       \
     X(NORMAL, "normal", 2, 2, 0)                                         \
+    X(LOWER, "lower", 1, 1, 0)                                           \
+    X(UPPER, "upper", 1, 1, 0)                                           \
     X(RAND, "rand", 2, 3, 1)                                             \
     X(ZEROS, "zeros", 2, 2, 1)                                           \
     X(ONES, "ones", 2, 2, 1)                                             \

@@ -436,7 +436,16 @@ static void cast_row(TlDType from, const char *src, int64_t stride,
                      TlDType to, char *dst, int64_t n)
 {
     int es = dt_size(to);
-    if (dt_is_float(from))
+    /* A str that is no number: the dtype's zero here (NaN for floats);
+     * kernels report it (SPEC), this is for printing and the top level. */
+    if (from == DT_STR || to == DT_STR)
+        for (int64_t i = 0; i < n; i++, src += stride, dst += es) {
+            if (to == DT_STR)
+                tl_str_put(dst, tl_str_from(from, src));
+            else if (tl_str_to(to, tl_str_at(src), dst))
+                tl_dt_store_f64(to, dst, dt_is_float(to) ? NAN : 0);
+        }
+    else if (dt_is_float(from))
         for (int64_t i = 0; i < n; i++, src += stride, dst += es)
             tl_dt_store_f64(to, dst, tl_dt_load_f64(from, src));
     else if (from == DT_U64)
@@ -508,8 +517,18 @@ uint64_t tl_tensor_hash(const TlTensor *t)
         h = (h ^ p[i]) * 0x100000001b3ull;
     p = c->data;
     n = (size_t)tl_tensor_numel(c) * (size_t)dt_size(c->dtype);
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
+    /* Strings by their text (with its NUL), not their addresses. */
+    if (c->dtype == DT_STR)
+        for (size_t i = 0; i < n; i += sizeof(char *)) {
+            const unsigned char *q =
+                (const unsigned char *)tl_str_at(p + i);
+            do
+                h = (h ^ *q) * 0x100000001b3ull;
+            while (*q++);
+        }
+    else
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ p[i]) * 0x100000001b3ull;
     tl_tensor_unref(c);
     return h;
 }
@@ -755,6 +774,33 @@ static void float_digits(Printer *p, const char *elem)
         p->frac = f;
 }
 
+/* A string as a tdsl literal: double quotes, \" \\ \n \t and \xHH
+ * for other control bytes; cut short with "..." past size. */
+static int str_text(const char *v, char *s, size_t size)
+{
+    size_t n = 0;
+
+    s[n++] = '"';
+    for (; *v && n + 8 < size; v++) {
+        unsigned char c = (unsigned char)*v;
+        if (c == '"' || c == '\\')
+            n += (size_t)snprintf(s + n, size - n, "\\%c", c);
+        else if (c == '\n')
+            n += (size_t)snprintf(s + n, size - n, "\\n");
+        else if (c == '\t')
+            n += (size_t)snprintf(s + n, size - n, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            n += (size_t)snprintf(s + n, size - n, "\\x%02x", c);
+        else
+            s[n++] = (char)c;
+    }
+    if (*v)
+        n += (size_t)snprintf(s + n, size - n, "...");
+    s[n++] = '"';
+    s[n] = 0;
+    return (int)n;
+}
+
 /* The text of one element without its left padding. */
 static int elem_text(Printer *p, const char *elem, char *s, size_t size)
 {
@@ -765,6 +811,8 @@ static int elem_text(Printer *p, const char *elem, char *s, size_t size)
     if (dt == DT_BOOL)
         return snprintf(s, size, "%s",
                         tl_dt_load_i64(dt, elem) ? "true" : "false");
+    if (dt == DT_STR)
+        return str_text(tl_str_at(elem), s, size);
     if (dt == DT_U64)
         return snprintf(s, size, "%llu",
                         (unsigned long long)tl_dt_load_i64(dt, elem));

@@ -258,6 +258,9 @@ void ty_coerce(Chk *c, TlExpr **slot, TlDType t)
 
     if (!e || e->dtype == DT_NONE || t == DT_NONE)
         return;
+    /* Numbers and strings never convert implicitly (SPEC 3.2). */
+    if ((e->dtype == DT_STR) != (t == DT_STR))
+        return;
     /* A weak expression is computed in the dtype it takes (SPEC 8.3):
      * x + (0.1 * 3) with x f64 multiplies in f64, and 5000000000 + 1
      * next to an i64 never passes through i32. */
@@ -277,6 +280,8 @@ int ty_fits(Chk *c, TlExpr **slot, TlDType want)
         return 1;
     if (e->dtype == want)
         return 1;
+    if ((e->dtype == DT_STR) != (want == DT_STR))
+        return 0;
     if (ty_weak(e) && (dt_is_float(want) || !weak_float(e))) {
         ty_coerce(c, slot, want);
         return 1;
@@ -295,12 +300,27 @@ static TlDType type_of(Kern *kc, TlExpr **slot);
 TlDType ty_unify(Chk *c, TlExpr **slots[], int n)
 {
     TlDType strong = DT_NONE, weak = DT_NONE, t;
-    int nstrong = 0, wfloat = 0;
+    int nstrong = 0, wfloat = 0, nstr = 0;
 
     for (int i = 0; i < n; i++) {
         TlExpr *e = *slots[i];
         if (!e || e->dtype == DT_NONE)
             return DT_NONE;
+        nstr += e->dtype == DT_STR;
+    }
+    if (nstr && nstr < n) {
+        /* str meets a number: no common type (SPEC 3.2). */
+        TlExpr *num = NULL;
+        for (int i = 0; i < n && !num; i++)
+            if ((*slots[i])->dtype != DT_STR)
+                num = *slots[i];
+        diag_error(c->s, num->loc, DIAG_STR_MIX, dt_name(num->dtype));
+        diag_hint(c->s, "convert one side: str(x), or f32(s) to parse a "
+                        "string");
+        return DT_NONE;
+    }
+    for (int i = 0; i < n; i++) {
+        TlExpr *e = *slots[i];
         if (ty_weak(e)) {
             weak = weak == DT_NONE ? e->dtype : ty_promote(weak, e->dtype);
             wfloat |= weak_float(e);
@@ -323,6 +343,12 @@ TlDType ty_unify(Chk *c, TlExpr **slots[], int n)
 
 static TlDType no_bool(Chk *c, TlExpr *e, TlDType t, const char *what)
 {
+    if (t == DT_STR) {
+        diag_error(c->s, e->oploc, DIAG_STR_OPERAND, what);
+        diag_hint(c->s, "strings only compare with == and !=; convert "
+                        "to a number first, e.g. f32(s)");
+        return DT_NONE;
+    }
     if (t == DT_BOOL) {
         diag_error(c->s, e->oploc, DIAG_BOOL_OPERAND, what);
         diag_hint(c->s, "convert it first, e.g. i32(x)");
@@ -377,6 +403,8 @@ static TlDType type_unary(Kern *kc, TlExpr *e)
         }
         return DT_BOOL;
     }
+    if (t == DT_STR)
+        return no_bool(c, e, t, "-");
     if (dt_is_unsigned(t) && !ty_weak(e->a)) {
         diag_error(c->s, e->oploc, DIAG_NEG_UNSIGNED, dt_name(t));
         diag_hint(c->s, "convert it to a signed type first, e.g. "
@@ -394,8 +422,9 @@ static TlDType type_cast(Kern *kc, TlExpr *e)
         return e->dtype;
     if (t == DT_NONE)
         return DT_NONE;
-    /* f16(1.5) means the f16 nearest 1.5, not a rounding of f32 1.5. */
-    if (ty_weak(e->a) && e->dtype != DT_BOOL &&
+    /* f16(1.5) means the f16 nearest 1.5, not a rounding of f32 1.5;
+     * str(1.5) the text of the literal's own dtype (f32). */
+    if (ty_weak(e->a) && e->dtype != DT_BOOL && e->dtype != DT_STR &&
         (dt_is_float(e->dtype) || !weak_float(e->a)))
         retype(kc->c, e->a, e->dtype, 0);
     return e->dtype;
@@ -431,6 +460,22 @@ TlDType ty_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
             return DT_NONE;
         ops[i] = &e->args.v[i];
     }
+    if (b->id == BI_LOWER || b->id == BI_UPPER) {
+        if (e->args.v[0]->dtype != DT_STR) {
+            diag_error(c->s, e->args.v[0]->loc, DIAG_BUILTIN_ARG, 1,
+                       b->name, "a str");
+            diag_hint(c->s, "convert it first, e.g. str(x)");
+            return DT_NONE;
+        }
+        return DT_STR;
+    }
+    if (b->id != BI_SELECT)
+        for (int i = 0; i < n; i++)
+            if (e->args.v[i]->dtype == DT_STR) {
+                diag_error(c->s, e->args.v[i]->loc, DIAG_STR_OPERAND,
+                           b->name);
+                return DT_NONE;
+            }
     switch (b->id) {
     case BI_SELECT:
         if (e->args.v[0]->dtype != DT_BOOL) {
@@ -572,6 +617,10 @@ static TlDType type_reduce(Kern *kc, TlExpr *e)
     t = type_of(kc, &e->a);
     if (t == DT_NONE)
         return DT_NONE;
+    if (t == DT_STR) {
+        diag_error(c->s, e->loc, DIAG_STR_OPERAND, op_spelling(e->op));
+        return DT_NONE;
+    }
     if (e->op == RD_ARGMAX || e->op == RD_ARGMIN)
         return DT_I64;
     if (t == DT_BOOL && (e->op == RD_SUM || e->op == RD_PROD)) {
@@ -608,6 +657,7 @@ static TlDType type_of(Kern *kc, TlExpr **slot)
     case EX_INT: t = ty_int_literal(e); break;
     case EX_FLOAT: t = DT_F32; break;
     case EX_BOOL: t = DT_BOOL; break;
+    case EX_STR: t = DT_STR; break;
     case EX_NAME: t = type_name(kc, e); break;
     case EX_INDEX:
         if (tl_ref_kind(e->sym) == REF_READ)

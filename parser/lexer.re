@@ -379,7 +379,7 @@ static int scan_token(PrsLexer *lx, PrsTok *t)
         badnum   = digit idc* | digit+ "." digit+ idc+;
         nonascii = letter idc* (utf8mb idc*)+ | utf8mb+ letter (idc | utf8mb)*;
         dtype    = "f32" | "f64" | "f16" | "bf16" | "i8" | "i16" | "i32"
-                 | "i64" | "u8" | "u16" | "u32" | "u64" | "bool";
+                 | "i64" | "u8" | "u16" | "u32" | "u64" | "bool" | "str";
 
         $                { return 0; }
         [ \t\r\f\v]+     { continue; }

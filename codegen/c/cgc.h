@@ -48,6 +48,10 @@ typedef struct CgKernel {
     int nparams;
 } CgKernel;
 
+/* lower.c: the first str tensor of kernel k (an input, output,
+ * top-level tensor or stage), or NULL: strings are not compiled, and
+ * the cpu runner runs such a kernel on the interpreter. */
+TL_INTERNAL TlFunc *cg_kernel_str(const TlKernelInfo *k);
 /* lower.c: the kernel with its cpu schedule (default when none), or
  * NULL after reporting why it cannot be compiled yet. */
 TL_INTERNAL CgKernel *cg_lower_kernel(TlSession *s, TlKernelInfo *k);

@@ -173,6 +173,10 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         if (in[i]->dtype != k->inputs[i]->dtype ||
             in[i]->rank != k->inputs[i]->rank)
             return itp_call_refused("cpu", rt, k, in, sc, out, call_loc);
+    /* Strings are not compiled (cg_kernel_str): the interpreter runs
+     * them, as it runs an extern the C code cannot call. */
+    if (cg_kernel_str(k))
+        return itp_call_kernel(rt, k, in, sc, out, call_loc);
     if (k->nconsts > 64) {
         diag_error(s, call_loc, DIAG_CG_UNSUPPORTED,
                    "a kernel that reads more than 64 top-level tensors");

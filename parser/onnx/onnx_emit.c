@@ -644,7 +644,17 @@ static int import_pass(OxModel *m, const TlOnnxBind *binds, int nbinds,
             ox_fail(m, "initializer %zu has no name", i);
             return -1;
         }
-        if (!(t = ox_tensor_from_proto(m, p)) || !add_const(m, p->name, t))
+        if (!(t = ox_tensor_from_proto(m, p)))
+            return -1;
+        /* TODO(issue 5): small str initializers could be written as
+         * literals in the source. */
+        if (t->dtype == DT_STR) {
+            ox_fail(m, "initializer '%s' is a string tensor, which the "
+                    "weights file (.safetensors) cannot hold", p->name);
+            tl_tensor_unref(t);
+            return -1;
+        }
+        if (!add_const(m, p->name, t))
             return -1;
     }
     for (size_t i = 0, pos = 0; i < m->g->n_input; i++) {

@@ -353,7 +353,7 @@ static int op_cast(OxModel *m)
             ox_unsupported(m, "needs two inputs");
             return -1;
         }
-        if (like->dt == DT_BOOL)
+        if (like->dt == DT_BOOL && x->dt != DT_STR)
             return emit_tpl(m, x->dt == DT_BOOL ? "$0" : "$0 != $T(0)", &x,
                             1, DT_BOOL, "", "");
         return emit_tpl(m, "$O($0)", &x, 1, like->dt, "", "");
@@ -367,7 +367,8 @@ static int op_cast(OxModel *m)
                        (long long)a->i);
         return -1;
     }
-    if (to == DT_BOOL)
+    /* str -> bool is bool(s), true when not empty (SPEC 3.2). */
+    if (to == DT_BOOL && x->dt != DT_STR)
         return emit_tpl(m, x->dt == DT_BOOL ? "$0" : "$0 != $T(0)", &x, 1,
                         to, "", "");
     return emit_tpl(m, "$O($0)", &x, 1, to, "", "");

@@ -29,11 +29,11 @@ static int reserved(const char *s)
         "assert", "time", "target", "on", "for", "in", "as", "true",
         "false", "sum", "prod", "max", "min", "argmax", "argmin",
         "layout", "f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64",
-        "u8", "u16", "u32", "u64", "bool", "select", "clamp", "abs", "exp",
+        "u8", "u16", "u32", "u64", "bool", "str", "select", "clamp", "abs", "exp",
         "fast_exp", "log", "sqrt",
         "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "asin",
         "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor",
-        "ceil",
+        "ceil", "lower", "upper",
         "round", "pow", "load", "rand", "zeros", "ones", "zero_pad",
         "clamp_edge", "cpu", "accel", "std", "_",
     };
@@ -163,6 +163,7 @@ TlDType ox_dtype(int32_t t)
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: return DT_U32;
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return DT_U64;
     case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return DT_BOOL;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return DT_STR;
     default: return DT_NONE;
     }
 }

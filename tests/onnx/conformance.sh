@@ -88,11 +88,13 @@ out_kind() {
     fi
 }
 out_file() {
-    case $(out_kind "$1") in
-    tensor) [ -n "$rcheck" ] && echo "out_$1.npy" ||
-            echo "out_$1.safetensors" ;;
-    *) echo "out_$1.pb" ;;
-    esac
+    # .pb holds every kind (strings too); a random test's tensors go to
+    # .npy for random_check.py
+    if [ -n "$rcheck" ] && [ "$(out_kind "$1")" = tensor ]; then
+        echo "out_$1.npy"
+    else
+        echo "out_$1.pb"
+    fi
 }
 
 # A progress line on a terminal (not with -v): "412/1081 node/test_x".
@@ -146,8 +148,9 @@ for t in $tests; do
         n=$((n + 1))
     done
     # load() paths are relative to the working folder.  The outputs go
-    # to .safetensors files, which hold every dtype (.npy has no bf16),
-    # a sequence to a SequenceProto .pb file.
+    # to .pb files: a tensor to a TensorProto, which holds every dtype
+    # and strings (.npy has no bf16, .safetensors no strings), a
+    # sequence to a SequenceProto, an optional to an OptionalProto.
     if ! (cd "$tmp" && "$tdsl" run m.tdsl $target $ins $outs) >/dev/null \
             2>"$tmp/err"; then
         failed=$((failed + 1))
