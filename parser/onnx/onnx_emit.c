@@ -122,6 +122,7 @@ static OxOpFn find_op(const char *op)
         ox_scatter_op, ox_einsum_op, ox_rnn_op, ox_resize_op, ox_misc_op,
         ox_grid_op, ox_text_op, ox_quant_op, ox_control_op, ox_scan_op,
         ox_seq_op, ox_opt_op, ox_dd_op, ox_nms_op, ox_random_op,
+        ox_str_op,
     };
     OxOpFn fn = NULL;
 

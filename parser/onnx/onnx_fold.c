@@ -188,7 +188,10 @@ static int fold(OxModel *m, size_t body_start, const int *used_before,
         OxValue *v = *n->output[i] ? ox_find(m, n->output[i]) : NULL;
         if (!v)
             continue;
+        /* A str constant would go to the weights file, which holds no
+         * strings: str outputs stay stages (shadowed, though). */
         if (v->kind != OX_NODE || v->cval || v->bval ||
+            (!shadow && v->dt == DT_STR) ||
             ox_numel(v) > (shadow ? SHADOW_MAX_ELEMS : FOLD_MAX_ELEMS))
             goto done;
         outs[nout++] = v;

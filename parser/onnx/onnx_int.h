@@ -330,6 +330,7 @@ int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin);
  * input, or NULL: true); 0, or -1 after a message. */
 int ox_dropout_training(OxModel *m, OxValue *x, OxValue *ratio, double r,
                         OxValue *train);
+OxOpFn ox_str_op(const char *name);
 /* Subgraphs imported in line (onnx_ops_control.c), for Loop, Scan and
  * SequenceMap: body g once, its inputs ins[nin], the values of its
  * outputs in outs[g->n_output]; the names it defines get `suffix`,
