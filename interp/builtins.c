@@ -369,12 +369,13 @@ static int bi_load(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
         (a->npos > 1 && eval_string(ip, a->pos[1], &key) < 0) ||
         script_relative(ip, e->loc, &path) < 0)
         goto done;
-    if (ends_with(path, ".npy")) {
+    if (ends_with(path, ".npy") || ends_with(path, ".pb")) {
         if (key) {
             diag_error(ip->s, a->pos[1]->loc, DIAG_NPY_KEY, path, key);
             goto done;
         }
-        t = tl_npy_read(path, err, sizeof err);
+        t = ends_with(path, ".pb") ? tl_onnx_tensor_read(path, err, sizeof err)
+                                   : tl_npy_read(path, err, sizeof err);
     } else if (ends_with(path, ".safetensors")) {
         t = tl_safetensors_read(path, key, err, sizeof err);
     } else {
@@ -411,6 +412,8 @@ static int bi_save(TlInterp *ip, TlExpr *e, const Args *a, TlValue *out)
         goto done;
     if (ends_with(path, ".npy")) {
         ok = tl_npy_write(path, t, err, sizeof err) == 0;
+    } else if (ends_with(path, ".pb")) {
+        ok = tl_onnx_tensor_write(path, t, err, sizeof err) == 0;
     } else if (ends_with(path, ".safetensors")) {
         /* The entry is named after the variable saved, so that
          * load(path, "W") finds what save(W, path) wrote. */
@@ -548,6 +551,12 @@ static int close_args(TlInterp *ip, const Args *g, Close *c)
         (i ? &c->b : &c->a)[0] = itp_value_tensor(&v);
         itp_value_free(&v);
         TL_ASSERT(i ? c->b : c->a);
+        /* A loaded str tensor (the checker knew no dtype). */
+        if ((i ? c->b : c->a)->dtype == DT_STR) {
+            diag_error(ip->s, g->pos[i]->loc, DIAG_STR_OPERAND, "allclose");
+            diag_hint(ip->s, "compare strings in a kernel with ==");
+            return -1;
+        }
     }
     if (rt) {
         if (number_arg(ip, rt, &v) < 0)

@@ -210,6 +210,11 @@ ItpVal itp_unary(ItpOp op, TlDType dt, ItpVal a)
     ItpVal r;
     double x = a.f;
 
+    if (op == I_LOWER || op == I_UPPER) {
+        const char *s = a.s ? a.s : "";
+        r.s = op == I_LOWER ? tl_str_lower(s) : tl_str_upper(s);
+        return r;
+    }
     if (!dt_is_float(dt)) {
         switch (op) {
         case I_NEG: r.i = itp_wrap(dt, (int64_t)(0 - (uint64_t)a.i)); break;
@@ -465,8 +470,7 @@ int itp_eval1(ItpFrame *F, ItpNode *n, ItpVal *out)
     case I_UPPER:
         if (itp_eval1(F, n->a, &a))
             return -1;
-        a.s = a.s ? a.s : "";
-        out->s = n->op == I_LOWER ? tl_str_lower(a.s) : tl_str_upper(a.s);
+        *out = itp_unary(n->op, n->dt, a);
         return 0;
     case I_NEG: case I_NOT: case I_ABS: case I_EXP: case I_LOG:
     case I_FEXP:

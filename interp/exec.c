@@ -746,6 +746,32 @@ static int eval_name(TlInterp *ip, TlExpr *e, TlValue *out)
     return 0;
 }
 
+/* A cast of str value v to a number: each string must be one (the
+ * kernels' rule, SPEC 3.2); 0, or -1 after the error. */
+static int str_cast_check(TlInterp *ip, TlExpr *e, const TlValue *v)
+{
+    TlTensor *t = itp_value_tensor(v);
+    int64_t n = tl_tensor_numel(t);
+    int rc = 0;
+    TlTensor *c = tl_tensor_contiguous(t);
+
+    for (int64_t i = 0; i < n && !rc; i++) {
+        const char *s = tl_str_at((char *)c->data + i * 8);
+        char tmp[8], shown[64];
+        if (!tl_str_to(e->dtype, s, tmp))
+            continue;
+        snprintf(shown, sizeof shown, "%.40s%s", s,
+                 strlen(s) > 40 ? "..." : "");
+        diag_error(ip->s, e->loc, DIAG_RT_STR_NUMBER, shown,
+                   dt_is_float(e->dtype) ? "a number" : "an integer",
+                   dt_name(e->dtype));
+        rc = -1;
+    }
+    tl_tensor_unref(c);
+    tl_tensor_unref(t);
+    return rc;
+}
+
 static int eval_cast(TlInterp *ip, TlExpr *e, TlValue *out)
 {
     TlValue v;
@@ -758,6 +784,12 @@ static int eval_cast(TlInterp *ip, TlExpr *e, TlValue *out)
     }
     if (itp_eval(ip, e->a, &v) < 0)
         return -1;
+    if ((v.kind == VAL_NUM || v.kind == VAL_TENSOR) &&
+        (v.kind == VAL_NUM ? v.dtype : v.t->dtype) == DT_STR &&
+        e->dtype != DT_STR && str_cast_check(ip, e, &v) < 0) {
+        itp_value_free(&v);
+        return -1;
+    }
     if (v.kind == VAL_NUM) {
         *out = itp_num_cast(&v, e->dtype);
         return 0;

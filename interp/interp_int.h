@@ -65,6 +65,20 @@ TL_INTERNAL int itp_big_endian(void);
 TL_INTERNAL void itp_swap_bytes(void *data, int64_t n, int size);
 /* Fills t (new, packed) from the source at off: size check, read, byte
  * swap when the file's order is not the host's, bool bytes made 0/1. */
+/* npy_str.c: numpy unicode arrays.  The width of descr d ('<U7': 7)
+ * and whether its code units need swapping; 0 for another descr, -1
+ * for a bad width. */
+TL_INTERNAL int itp_npy_str_width(const char *d, int *swap);
+/* The str tensor of the 'U' data at off; NULL after a message. */
+TL_INTERNAL TlTensor *itp_npy_read_str(ItpSrc *s, uint64_t off, int rank,
+                                       const int64_t *shape, int width,
+                                       int swap, char *err, size_t errlen);
+/* The width str tensor t needs as a 'U' array, or -1 after a message
+ * (a string that is not valid UTF-8). */
+TL_INTERNAL int itp_npy_str_prepare(const TlTensor *t, const char *name,
+                                    char *err, size_t errlen);
+/* t's elements as code units of that width. */
+TL_INTERNAL void itp_npy_put_str(ItpSink *k, const TlTensor *t, int width);
 TL_INTERNAL int itp_read_tensor(ItpSrc *s, uint64_t off, TlTensor *t,
                                 int swap, char *err, size_t errlen);
 

@@ -575,9 +575,6 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
         return NULL;
     }
     free(text);
-    dt = parse_descr(&h, &swap, err, errlen);
-    if (dt == DT_NONE)
-        return NULL;
     /* numpy writes fortran_order True only when the layout differs
      * from row-major order; rather than transpose, ask for a C array. */
     if (h.fortran) {
@@ -586,6 +583,20 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
                   "np.ascontiguousarray(a)");
         return NULL;
     }
+    {
+        int width = itp_npy_str_width(h.descr, &swap);
+        if (width < 0) {
+            itp_error(err, errlen, s->name, "bad string width in dtype "
+                      "'%s'", h.descr);
+            return NULL;
+        }
+        if (width)
+            return itp_npy_read_str(s, hoff + hlen, h.rank, h.shape, width,
+                                    swap, err, errlen);
+    }
+    dt = parse_descr(&h, &swap, err, errlen);
+    if (dt == DT_NONE)
+        return NULL;
     /* Check the size against the file before allocating, so that a
      * corrupt shape cannot ask for gigabytes. */
     nbytes = tl_shape_nbytes(dt, h.rank, h.shape, msg, sizeof msg);
@@ -657,7 +668,15 @@ static int write_npy(ItpSink *k, const TlTensor *t, char *err,
     const char *descr = npy_descr(t->dtype);
     TlBuf h;
     unsigned char pre[10];
+    char ustr[24];
+    int width = 0;
 
+    if (t->dtype == DT_STR) {
+        if ((width = itp_npy_str_prepare(t, k->name, err, errlen)) < 0)
+            return -1;
+        snprintf(ustr, sizeof ustr, "<U%d", width);
+        descr = ustr;
+    }
     if (!descr) {
         itp_error(err, errlen, k->name,
                   "%s has no .npy dtype; save it as .safetensors, or cast "
@@ -686,7 +705,10 @@ static int write_npy(ItpSink *k, const TlTensor *t, char *err,
     itp_sink_put(k, pre, 10);
     itp_sink_put(k, h.s, h.len);
     buf_free(&h);
-    itp_sink_tensor(k, t);
+    if (t->dtype == DT_STR)
+        itp_npy_put_str(k, t, width);
+    else
+        itp_sink_tensor(k, t);
     return 0;
 }
 
@@ -695,7 +717,9 @@ int tl_npy_write(const char *path, const TlTensor *t, char *err,
 {
     ItpSink k;
 
-    if (!npy_descr(t->dtype)) {
+    if (!npy_descr(t->dtype) &&
+        (t->dtype != DT_STR ||
+         itp_npy_str_prepare(t, path, err, errlen) < 0)) {
         /* Refuse before creating (and truncating) the file. */
         itp_sink_buf(&k, NULL, path);
         return write_npy(&k, t, err, errlen);

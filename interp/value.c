@@ -64,7 +64,8 @@ static TlValue num_of(TlDType dt, ItpVal x)
     return r;
 }
 
-/* VAL_NUM v converted to dtype dt, in the kernels' form. */
+/* VAL_NUM v converted to dtype dt, in the kernels' form.  A str
+ * scalar keeps its interned string's pointer in i (ItpVal's union). */
 static ItpVal val_in(TlDType dt, const TlValue *v)
 {
     ItpVal x;

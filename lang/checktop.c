@@ -625,6 +625,11 @@ static TVal top_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
                 builtin_arg_error(c, pos[0], 1, b, "a dtype such as f32");
             return err;
         }
+        /* zeros(str, ...) holds empty strings; the others numbers. */
+        if (dt == DT_STR && b->id != BI_ZEROS) {
+            diag_error(c->s, pos[0]->loc, DIAG_STR_OPERAND, b->name);
+            return err;
+        }
         pos[0]->dtype = dt;
         shape = dims_arg(c, pos[1], b, &rank);
         if (!shape)
@@ -652,6 +657,10 @@ static TVal top_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
         if (dt == DT_NONE) {
             if (top(c, &pos[0]).kind != TV_ERR)
                 builtin_arg_error(c, pos[0], 1, b, "a dtype such as f32");
+            return err;
+        }
+        if (dt == DT_STR) {
+            diag_error(c->s, pos[0]->loc, DIAG_STR_OPERAND, b->name);
             return err;
         }
         pos[0]->dtype = dt;
@@ -718,6 +727,11 @@ static TVal top_builtin(Chk *c, TlExpr *e, const TlBuiltin *b)
             if (tol ? !numeric_scalar(t) : t.kind != TV_VALUE) {
                 builtin_arg_error(c, *slot, i + 1, b,
                                   tol ? "a number" : "a tensor");
+                return err;
+            }
+            if (!tol && t.dt == DT_STR) {
+                diag_error(c->s, (*slot)->loc, DIAG_STR_OPERAND, b->name);
+                diag_hint(c->s, "compare strings in a kernel with ==");
                 return err;
             }
         }
@@ -859,6 +873,10 @@ static TVal top_operator(Chk *c, TlExpr *e)
         return err;
     if (e->op == OP_EQ || e->op == OP_NE)
         return value(DT_BOOL, 0, NULL);
+    if (t == DT_STR) {
+        diag_error(c->s, e->oploc, DIAG_STR_OPERAND, op_spelling(e->op));
+        return err;
+    }
     if (t == DT_BOOL) {
         diag_error(c->s, e->oploc, DIAG_BOOL_OPERAND, op_spelling(e->op));
         return err;
