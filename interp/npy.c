@@ -525,7 +525,7 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
     char *text;
     Header h;
     TlDType dt;
-    int swap = 0;
+    int swap = 0, width;
     int64_t nbytes;
     TlTensor *t;
     char msg[200];
@@ -575,6 +575,15 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
         return NULL;
     }
     free(text);
+    /* numpy's unicode arrays ('<U7') become str tensors (npy_str.c). */
+    width = itp_npy_str_width(h.descr, &swap);
+    if (width < 0) {
+        itp_error(err, errlen, s->name, "bad string width in dtype '%s'",
+                  h.descr);
+        return NULL;
+    }
+    if (!width && (dt = parse_descr(&h, &swap, err, errlen)) == DT_NONE)
+        return NULL;
     /* numpy writes fortran_order True only when the layout differs
      * from row-major order; rather than transpose, ask for a C array. */
     if (h.fortran) {
@@ -583,20 +592,9 @@ static TlTensor *read_npy(ItpSrc *s, char *err, size_t errlen)
                   "np.ascontiguousarray(a)");
         return NULL;
     }
-    {
-        int width = itp_npy_str_width(h.descr, &swap);
-        if (width < 0) {
-            itp_error(err, errlen, s->name, "bad string width in dtype "
-                      "'%s'", h.descr);
-            return NULL;
-        }
-        if (width)
-            return itp_npy_read_str(s, hoff + hlen, h.rank, h.shape, width,
-                                    swap, err, errlen);
-    }
-    dt = parse_descr(&h, &swap, err, errlen);
-    if (dt == DT_NONE)
-        return NULL;
+    if (width)
+        return itp_npy_read_str(s, hoff + hlen, h.rank, h.shape, width,
+                                swap, err, errlen);
     /* Check the size against the file before allocating, so that a
      * corrupt shape cannot ask for gigabytes. */
     nbytes = tl_shape_nbytes(dt, h.rank, h.shape, msg, sizeof msg);

@@ -987,6 +987,25 @@ static void test_onnx(void)
         tl_tensor_unref(t);
     }
 
+    /* strings (string_data): interned, the empty one included */
+    {
+        int64_t i;
+        pb_head(&p, 8, 1, d3);
+        pb_bytes(&p, TP_STRING, "a", 1);
+        pb_bytes(&p, TP_STRING, "", 0);
+        pb_bytes(&p, TP_STRING, "h\xc3\xa9llo", 6);
+        t = pb_read(&p, err, sizeof err);
+        CHECK(t && t->dtype == DT_STR && tl_tensor_numel(t) == 3);
+        i = 0;
+        CHECK(t && !strcmp(tl_str_at(tl_tensor_at(t, &i)), "a"));
+        i = 1;
+        CHECK(t && !strcmp(tl_str_at(tl_tensor_at(t, &i)), ""));
+        i = 2;
+        CHECK(t && tl_str_at(tl_tensor_at(t, &i)) ==
+                   tl_str_intern("h\xc3\xa9llo", 6));
+        tl_tensor_unref(t);
+    }
+
     /* errors, each with its message */
     {
         int64_t d9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, neg[] = {2, -1};
@@ -996,7 +1015,7 @@ static void test_onnx(void)
         struct {
             Pb p;
             const char *msg;
-        } cases[17];
+        } cases[19];
         int n = 0;
 
         cases[n].p.n = 0;
@@ -1006,7 +1025,18 @@ static void test_onnx(void)
         cases[n++].msg = "'t.pb': not an ONNX tensor: it has no data_type";
         pb_head(&cases[n].p, 8, 1, d3);
         pb_bytes(&cases[n].p, TP_STRING, "a", 1);
-        cases[n++].msg = "'t.pb': string tensors are not supported";
+        cases[n++].msg = "'t.pb': string_data holds 1 values, but the "
+                         "shape needs 3";
+        pb_head(&cases[n].p, 8, 1, d3);
+        pb_bytes(&cases[n].p, TP_STRING, "a", 1);
+        pb_bytes(&cases[n].p, TP_STRING, "b\0c", 3);
+        pb_bytes(&cases[n].p, TP_STRING, "d", 1);
+        cases[n++].msg = "'t.pb': string 1 holds a NUL byte, which tdsl "
+                         "strings cannot";
+        pb_head(&cases[n].p, 8, 1, d3);
+        pb_bytes(&cases[n].p, TP_RAW, "abc", 3);
+        cases[n++].msg = "'t.pb': a string tensor keeps its values in "
+                         "string_data, not raw_data";
         pb_head(&cases[n].p, 14, 1, d3);
         cases[n++].msg = "'t.pb': complex tensors (complex64) are not "
                          "supported";
