@@ -501,7 +501,7 @@ static int compute_stage(ItpFrame *F, ItpSlot *sl)
     }
     sl->t = t;
     /* Strings are computed by the per-element walk only: rows buy
-     * nothing for pointer chasing and text (SPEC 3.2). */
+     * nothing for pointer chasing and text (SPEC 8.6). */
     elems = F->scalar || has_str(f->value);
     row_var = !elems && f->rank ? L.var[f->rank - 1] : -1;
     root = itp_compile(F, f->value, row_var, f->dtype);

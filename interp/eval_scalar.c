@@ -306,7 +306,7 @@ ItpVal itp_binary(ItpOp op, TlDType dt, ItpVal a, ItpVal b)
     double x = a.f, y = b.f;
 
     if (dt == DT_STR) {
-        /* The checker lets only == and != through (SPEC 3.2). */
+        /* The checker lets only == and != through (SPEC 8.6). */
         int eq = !strcmp(a.s ? a.s : "", b.s ? b.s : "");
         TL_ASSERT(op == I_EQ || op == I_NE);
         r.i = op == I_EQ ? eq : !eq;
@@ -420,7 +420,7 @@ static int extern1(ItpFrame *F, ItpNode *n, ItpVal *out)
     return 0;
 }
 
-/* A str parsed as a number (SPEC 3.2); one that is no number of the
+/* A str parsed as a number (SPEC 8.6); one that is no number of the
  * node's dtype is an error at the element. */
 static int str_number(ItpFrame *F, ItpNode *n, ItpVal a, ItpVal *out)
 {

@@ -747,7 +747,7 @@ static int eval_name(TlInterp *ip, TlExpr *e, TlValue *out)
 }
 
 /* A cast of str value v to a number: each string must be one (the
- * kernels' rule, SPEC 3.2); 0, or -1 after the error. */
+ * kernels' rule, SPEC 8.6); 0, or -1 after the error. */
 static int str_cast_check(TlInterp *ip, TlExpr *e, const TlValue *v)
 {
     TlTensor *t = itp_value_tensor(v);

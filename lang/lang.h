@@ -657,7 +657,7 @@ void tl_dt_store_u64(TlDType dt, void *p, uint64_t v);
 /* The float -> integer rule above, for integer dtype dt (bool: != 0). */
 int64_t tl_f64_to_int(TlDType dt, double v);
 
-/* Strings (str, SPEC 3.x): an element is a pointer to a NUL-terminated
+/* Strings (str, SPEC 8.6): an element is a pointer to a NUL-terminated
  * string interned for the life of the process (lang/str.c), so copies,
  * views and casts of str tensors copy pointers; a NULL element (a
  * zero-filled tensor) is the empty string.  tl_str_intern returns the

@@ -833,7 +833,7 @@ static void walk(RCtx *r, TlExpr *e)
     case EX_FLOAT:
     case EX_BOOL:
         return;
-    case EX_STR:        /* a str literal (SPEC 3.2) */
+    case EX_STR:        /* a str literal (SPEC 8.6) */
         return;
     case EX_NAME:
         if (e->ival)

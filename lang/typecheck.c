@@ -258,7 +258,7 @@ void ty_coerce(Chk *c, TlExpr **slot, TlDType t)
 
     if (!e || e->dtype == DT_NONE || t == DT_NONE)
         return;
-    /* Numbers and strings never convert implicitly (SPEC 3.2). */
+    /* Numbers and strings never convert implicitly (SPEC 8.6). */
     if ((e->dtype == DT_STR) != (t == DT_STR))
         return;
     /* A weak expression is computed in the dtype it takes (SPEC 8.3):
@@ -309,7 +309,7 @@ TlDType ty_unify(Chk *c, TlExpr **slots[], int n)
         nstr += e->dtype == DT_STR;
     }
     if (nstr && nstr < n) {
-        /* str meets a number: no common type (SPEC 3.2). */
+        /* str meets a number: no common type (SPEC 8.6). */
         TlExpr *num = NULL;
         for (int i = 0; i < n && !num; i++)
             if ((*slots[i])->dtype != DT_STR)

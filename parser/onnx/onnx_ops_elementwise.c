@@ -367,7 +367,7 @@ static int op_cast(OxModel *m)
                        (long long)a->i);
         return -1;
     }
-    /* str -> bool is bool(s), true when not empty (SPEC 3.2). */
+    /* str -> bool is bool(s), true when not empty (SPEC 8.6). */
     if (to == DT_BOOL && x->dt != DT_STR)
         return emit_tpl(m, x->dt == DT_BOOL ? "$0" : "$0 != $T(0)", &x, 1,
                         to, "", "");

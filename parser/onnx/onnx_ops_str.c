@@ -1,5 +1,5 @@
 /*
- * onnx_ops_str.c - StringNormalizer, on str tensors (SPEC 3.2).  The
+ * onnx_ops_str.c - StringNormalizer, on str tensors (SPEC 8.6).  The
  * case change is lower() or upper() of each element; removing the
  * stopwords makes the output's size depend on the input's values, so
  * with stopwords the input must be known at import (a constant, or

@@ -1,5 +1,5 @@
 #!/bin/sh
-# onnx_str.sh - models on string tensors (SPEC 3.2): Cast to and from
+# onnx_str.sh - models on string tensors (SPEC 8.6): Cast to and from
 # STRING (numpy's text of each dtype, numpy's parsing) and
 # StringNormalizer, run on the interpreter and on cpu (which runs str
 # kernels on the interpreter) and compared with numpy; StringNormalizer
