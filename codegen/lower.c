@@ -542,7 +542,8 @@ TlFunc *cg_kernel_str(const TlKernelInfo *k)
 
     for (int l = 0; l < 4; l++)
         for (int i = 0; i < counts[l]; i++)
-            if (lists[l][i]->dtype == DT_STR)
+            if (lists[l][i]->dtype == DT_STR ||
+                ast_has_str(lists[l][i]->value))
                 return lists[l][i];
     return NULL;
 }
@@ -563,10 +564,15 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
     /* TODO(issue 5): compile str stages (pointers into an arena the
      * runner owns); until then the cpu runner runs them interpreted. */
     if ((sf = cg_kernel_str(k))) {
-        diag_error(s, sf->loc, DIAG_CG_UNSUPPORTED, arena_printf(&s->arena,
-                   "the str tensor '%s'", sf->name));
-        diag_hint(s, "kernels with strings run on the interpreter; "
-                     "'tdsl run --target cpu' does that for them");
+        /* (plain lowering is the accel target's) */
+        diag_error(s, sf->loc, plain ? DIAG_ACC_CG_UNSUPPORTED
+                                     : DIAG_CG_UNSUPPORTED,
+                   arena_printf(&s->arena, sf->dtype == DT_STR
+                                ? "the str tensor '%s'"
+                                : "'%s', computed with strings,", sf->name));
+        diag_hint(s, plain ? "kernels with strings run on the interpreter"
+                           : "kernels with strings run on the interpreter; "
+                             "'tdsl run --target cpu' does that for them");
         return NULL;
     }
     if (!plain && cg_sched_check(s, k))

@@ -458,19 +458,6 @@ static int stage_rows(ItpFrame *F, ItpNode *root, TlTensor *t, const Nest *L)
     return 0;
 }
 
-/* Does e compute or read a str anywhere? */
-static int has_str(const TlExpr *e)
-{
-    if (!e)
-        return 0;
-    if (e->dtype == DT_STR || has_str(e->a) || has_str(e->b))
-        return 1;
-    for (int i = 0; i < e->args.n; i++)
-        if (has_str(e->args.v[i]))
-            return 1;
-    return 0;
-}
-
 static int compute_stage(ItpFrame *F, ItpSlot *sl)
 {
     TlFunc *f = sl->f;
@@ -502,7 +489,7 @@ static int compute_stage(ItpFrame *F, ItpSlot *sl)
     sl->t = t;
     /* Strings are computed by the per-element walk only: rows buy
      * nothing for pointer chasing and text (SPEC 8.6). */
-    elems = F->scalar || has_str(f->value);
+    elems = F->scalar || ast_has_str(f->value);
     row_var = !elems && f->rank ? L.var[f->rank - 1] : -1;
     root = itp_compile(F, f->value, row_var, f->dtype);
     if (!root)

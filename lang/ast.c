@@ -155,6 +155,18 @@ void ast_push_comment(TlSession *s, TlCommentList *l, TlLoc loc,
     c->text = text;
 }
 
+int ast_has_str(const TlExpr *e)
+{
+    if (!e)
+        return 0;
+    if (e->dtype == DT_STR || ast_has_str(e->a) || ast_has_str(e->b))
+        return 1;
+    for (int i = 0; i < e->args.n; i++)
+        if (ast_has_str(e->args.v[i]))
+            return 1;
+    return 0;
+}
+
 TlLoc loc_span(TlLoc a, TlLoc b)
 {
     TlLoc r = a;

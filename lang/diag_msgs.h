@@ -131,6 +131,7 @@ X(GENERIC_ARG_UNKNOWN, ERROR, "cannot instantiate '%s': the type of argument '%s
 /* A kernel's `assert` reading a whole tensor (SPEC 6.8). */
 X(ASSERT_NOT_SCALAR, ERROR, "'assert' in a kernel needs one bool value, but '%s' is a tensor of rank %d")
 X(STR_OPERAND, ERROR, "'%s' cannot be applied to str values")
+X(STR_SCALAR, ERROR, "scalar parameter '%s' cannot be a str")
 X(STR_MIX, ERROR, "a str value meets a '%s' value; strings and numbers do not convert implicitly")
 /* end of checker types section */
 

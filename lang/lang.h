@@ -477,6 +477,9 @@ struct TlProgram {
 /* --- constructors (lang/ast.c); all allocate in s->arena ---------- */
 
 TlExpr *ast_expr(TlSession *s, TlExprKind k, TlLoc loc);
+/* Does checked expression e compute or read a str anywhere (SPEC
+ * 8.6)? */
+int ast_has_str(const TlExpr *e);
 TlExpr *ast_int(TlSession *s, TlLoc loc, int64_t v);
 TlExpr *ast_float(TlSession *s, TlLoc loc, double v, const char *text);
 TlExpr *ast_name(TlSession *s, TlLoc loc, const char *name);

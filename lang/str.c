@@ -82,6 +82,8 @@ const char *tl_str_intern(const char *s, size_t n)
     size_t j;
     char *p;
 
+    if (n == 0)
+        s = "";         /* protobuf-c gives NULL for an empty string */
     if ((tab.count + 1) * 2 > tab.cap)
         grow();
     j = (size_t)hash(s, n) & (tab.cap - 1);

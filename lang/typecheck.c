@@ -694,6 +694,13 @@ void ty_defaults(Kern *kc)
         TlParam *p = v->param;
         TlDType t;
 
+        /* A scalar comes from a number (--param, a call's argument);
+         * text goes in tensors (SPEC 8.6). */
+        if (v->dtype == DT_STR) {
+            diag_error(c->s, v->loc, DIAG_STR_SCALAR, v->name);
+            diag_hint(c->s, "pass a str[] tensor instead");
+            continue;
+        }
         if (!p || !p->init)
             continue;
         rsv_scalar_expr(kc, p->init, "a default value");

@@ -48,8 +48,9 @@ typedef struct CgKernel {
     int nparams;
 } CgKernel;
 
-/* lower.c: the first str tensor of kernel k (an input, output,
- * top-level tensor or stage), or NULL: strings are not compiled, and
+/* lower.c: the first tensor of kernel k (an input, output, top-level
+ * tensor or stage) that is a str or computes with one, or NULL:
+ * strings are not compiled, and
  * the cpu runner runs such a kernel on the interpreter. */
 TL_INTERNAL TlFunc *cg_kernel_str(const TlKernelInfo *k);
 /* lower.c: the kernel with its cpu schedule (default when none), or
