@@ -44,7 +44,7 @@ import_refused r_split0 "node 'y' (SplitToSequence, opset 13): a split of \
 import_refused r_parts "node 'y' (SplitToSequence, opset 13): more than \
 1024 parts are not supported"
 import_refused r_emptydt "node 'y' (SequenceEmpty, opset 13): ONNX data \
-type 8 is not supported"
+type 14 is not supported"
 import_refused r_construct0 "node 'y' (SequenceConstruct, opset 13): no \
 inputs"
 import_refused r_constructdt "node 'y' (SequenceConstruct, opset 13): the \

@@ -123,7 +123,7 @@ def main():
            inits=[init('sp', np.int64(0))])
     refuse('parts', [N('SplitToSequence', ['x'], ['y'])],
            ins=[vi('x', F, [2000])])
-    refuse('emptydt', [N('SequenceEmpty', [], ['y'], dtype=8)])
+    refuse('emptydt', [N('SequenceEmpty', [], ['y'], dtype=14)])
     refuse('construct0', [N('SequenceConstruct', [], ['y'])])
     refuse('constructdt', [N('SequenceConstruct', ['x', 'k'], ['y'])],
            inits=[init('k', np.array([1, 2], np.int64))])
