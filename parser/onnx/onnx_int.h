@@ -318,6 +318,7 @@ OxOpFn ox_opt_op(const char *name);
 OxOpFn ox_dd_op(const char *name);
 OxOpFn ox_nms_op(const char *name);
 OxOpFn ox_random_op(const char *name);
+OxOpFn ox_str_op(const char *name);
 /* onnx_ops_dd.c, for ops whose output's size depends on data: is v's
  * value known at import (0), else -1 after a message; the i64 scalar
  * `count` that `stages` compute from ins[nin] at import (ox_eval),
@@ -330,7 +331,6 @@ int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin);
  * input, or NULL: true); 0, or -1 after a message. */
 int ox_dropout_training(OxModel *m, OxValue *x, OxValue *ratio, double r,
                         OxValue *train);
-OxOpFn ox_str_op(const char *name);
 /* Subgraphs imported in line (onnx_ops_control.c), for Loop, Scan and
  * SequenceMap: body g once, its inputs ins[nin], the values of its
  * outputs in outs[g->n_output]; the names it defines get `suffix`,
