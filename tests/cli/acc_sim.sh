@@ -10,11 +10,6 @@ ex="$(pwd)/examples/accel"
 [ -d "$ex" ] || ex="$(cd "$(dirname "$0")/../../examples/accel" && pwd)"
 . "$(dirname "$0")/lib.sh"
 
-cycles() {   # cycles PROGRAM ARGS...: the cycle count of a run
-    "$TDSL" sim "$@" --stats >stats 2>err || fail "sim $*: $(cat err)"
-    sed -n 's/^cycles  *\([0-9]*\) .*/\1/p' stats
-}
-
 cat >inputs.tdsl <<'TDSL'
 kernel rows() -> (X: f32[16, 8]) {
     X[i, j] = f32(i * 10 + j)

@@ -9,11 +9,6 @@
 # assembler's errors for a bad set are in acc_asm_errors.sh.
 . "$(dirname "$0")/lib.sh"
 
-cycles() {   # cycles PROGRAM ARGS...: the cycle count of a run
-    "$TDSL" sim "$@" --stats >stats 2>err || fail "sim $*: $(cat err)"
-    sed -n 's/^cycles  *\([0-9]*\) .*/\1/p' stats
-}
-
 printf 'save(arange(f32, 128), "a.npy")\n' >inputs.tdsl
 "$TDSL" inputs.tdsl || fail "making the input"
 

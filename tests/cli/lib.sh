@@ -142,3 +142,10 @@ asm_round_trip() {
         cmp -s tam.stats s.stats || fail "$p: .tam and .s runs differ"
     done
 }
+
+# cycles PROGRAM ARGS...: the simulated cycle count of a run of an
+# accel program (tdsl sim --stats; the stats are left in ./stats).
+cycles() {
+    "$TDSL" sim "$@" --stats >stats 2>err || fail "sim $*: $(cat err)"
+    sed -n 's/^cycles  *\([0-9]*\) .*/\1/p' stats
+}

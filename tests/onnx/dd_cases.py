@@ -12,22 +12,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+from caselib import model, vi, write
+
 F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
 N = H.make_node
-
-
-def write(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
-
-
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
-
-
-def model(nodes, ins, outs, inits=(), opset=13):
-    g = H.make_graph(nodes, 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
 
 
 def unique(x, sorted_, axis=None):

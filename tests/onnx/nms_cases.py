@@ -9,19 +9,12 @@ import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto as TP, helper as H, numpy_helper
+from onnx import TensorProto as TP, helper as H
+
+from caselib import vi, write
 
 F, I64 = TP.FLOAT, TP.INT64
 N = H.make_node
-
-
-def write(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
-
-
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
 
 
 def extents(bx, center):

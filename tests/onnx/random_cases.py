@@ -6,7 +6,6 @@
 # standard deviations of the estimate (the seeds are fixed, so the
 # figures are too; a wrong generator or a wrong mapping cannot meet
 # them).  It prints one line saying what is wrong and exits 1.
-import math
 import os
 import sys
 
@@ -14,23 +13,16 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+import caselib
+from caselib import vi, write
+
 F, D, F16, I32, I64, B = (TP.FLOAT, TP.DOUBLE, TP.FLOAT16, TP.INT32,
                           TP.INT64, TP.BOOL)
 N = H.make_node
 
 
-def write(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
-
-
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
-
-
 def model(nodes, ins, outs, inits=(), opset=15):
-    g = H.make_graph(nodes, 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
+    return caselib.model(nodes, ins, outs, inits, opset)
 
 
 def make():

@@ -14,23 +14,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+from caselib import model, vi, write
+
 F, D, I64, I32, B, S = (TP.FLOAT, TP.DOUBLE, TP.INT64, TP.INT32, TP.BOOL,
                         TP.STRING)
 N = H.make_node
-
-
-def write(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(np.asarray(a)).SerializeToString())
-
-
-def vi(name, dt, shape):
-    return H.make_tensor_value_info(name, dt, shape)
-
-
-def model(nodes, ins, outs, inits=(), opset=13):
-    g = H.make_graph(nodes, 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
 
 
 def strs(xs):
