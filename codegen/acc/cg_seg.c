@@ -147,6 +147,24 @@ static int stage_shape(Seg *g, SegStage *x, const TlFunc *f)
     return 0;
 }
 
+/* Appends stage `name[...] = value` (st's left side, f's domain) to g:
+ * its text, what it reads, its shape.  NULL when its shape is not
+ * known. */
+static SegStage *add_stage(Seg *g, TlFunc *f, const char *name,
+                           const TlStmt *st, const TlExpr *value)
+{
+    SegStage *x = &g->st[g->n++];
+
+    memset(x, 0, sizeof *x);
+    x->f = f;
+    x->name = name;
+    buf_init(&x->text);
+    head(&x->text, name, st);
+    ast_print_expr(&x->text, value);
+    reads_of(x, value);
+    return stage_shape(g, x, f) ? NULL : x;
+}
+
 /* The stages of k; split[i]: stage i's reduction becomes a stage of
  * its own.  -1 when a stage is not a plain
  * `name[...] = value` definition. */
@@ -171,15 +189,7 @@ static int stages(Seg *g, const unsigned char *split)
             char *rn = arena_printf(&g->s->arena, "%s__r", f->name);
             TlBuf ix;
 
-            x = &g->st[g->n++];
-            memset(x, 0, sizeof *x);
-            x->f = f;
-            x->name = rn;
-            buf_init(&x->text);
-            head(&x->text, rn, st);
-            ast_print_expr(&x->text, red);
-            reads_of(x, red);
-            if (stage_shape(g, x, f))
+            if (!add_stage(g, f, rn, st, red))
                 return -1;
             /* The rest reads it where the reduction stood. */
             buf_init(&ix);
@@ -192,29 +202,14 @@ static int stages(Seg *g, const unsigned char *split)
             stand.str = arena_printf(&g->s->arena, "%s", ix.s);
             buf_free(&ix);
             *slot = &stand;
-            x = &g->st[g->n++];
-            memset(x, 0, sizeof *x);
-            x->f = f;
-            x->name = f->name;
-            buf_init(&x->text);
-            head(&x->text, f->name, st);
-            ast_print_expr(&x->text, st->value);
-            reads_of(x, st->value);
+            x = add_stage(g, f, f->name, st, st->value);
             *slot = red;
-            add_read(x, rn);
-            if (stage_shape(g, x, f))
+            if (!x)
                 return -1;
+            add_read(x, rn);
             continue;
         }
-        x = &g->st[g->n++];
-        memset(x, 0, sizeof *x);
-        x->f = f;
-        x->name = f->name;
-        buf_init(&x->text);
-        head(&x->text, f->name, st);
-        ast_print_expr(&x->text, st->value);
-        reads_of(x, st->value);
-        if (stage_shape(g, x, f))
+        if (!add_stage(g, f, f->name, st, st->value))
             return -1;
     }
     return g->n ? 0 : -1;

@@ -80,6 +80,22 @@ static void box(TlBuf *b, OxValue *x, const char *at)
     ox_read(b, x, idx);
 }
 
+/* name[i0, i1, i2]: one end of batch i0's box i1 on axis i2, of the
+ * centre and size (op: - or +), or of the corners (fn: min or max). */
+static void extent(TlBuf *b, OxValue *x, const char *name, int center,
+                   const char *op, const char *fn)
+{
+    buf_printf(b, "    %s[i0, i1, i2] = ", name);
+    if (!center)
+        buf_printf(b, "%s(", fn);
+    box(b, x, "i2");
+    buf_puts(b, center ? " " : ", ");
+    if (center)
+        buf_printf(b, "%s ", op);
+    box(b, x, "i2 + 2");
+    buf_puts(b, center ? " / 2.0\n" : ")\n");
+}
+
 /* scores[i0, i1, at]. */
 static void score(TlBuf *b, OxValue *s, const char *at)
 {
@@ -104,32 +120,8 @@ static void choice_stages(OxModel *m, TlBuf *b, OxValue *x, OxValue *s,
 
     /* lo, hi: each box's extent on its axes 0 and 1 (y and x for
      * corners, x and y for centres: IoU does not care which) */
-    buf_printf(b, "    %s[i0, i1, i2] = ", lo);
-    if (center) {
-        box(b, x, "i2");
-        buf_puts(b, " - ");
-        box(b, x, "i2 + 2");
-        buf_puts(b, " / 2.0\n");
-    } else {
-        buf_puts(b, "min(");
-        box(b, x, "i2");
-        buf_puts(b, ", ");
-        box(b, x, "i2 + 2");
-        buf_puts(b, ")\n");
-    }
-    buf_printf(b, "    %s[i0, i1, i2] = ", hi);
-    if (center) {
-        box(b, x, "i2");
-        buf_puts(b, " + ");
-        box(b, x, "i2 + 2");
-        buf_puts(b, " / 2.0\n");
-    } else {
-        buf_puts(b, "max(");
-        box(b, x, "i2");
-        buf_puts(b, ", ");
-        box(b, x, "i2 + 2");
-        buf_puts(b, ")\n");
-    }
+    extent(b, x, lo, center, "-", "min");
+    extent(b, x, hi, center, "+", "max");
     buf_printf(b, "    %s[i0, i1] = (%s[i0, i1, 1] - %s[i0, i1, 1]) * "
                "(%s[i0, i1, 0] - %s[i0, i1, 0])\n", area, hi, lo, hi, lo);
     /* ext: the overlap of boxes i1 and i2 on axis i3 */
