@@ -374,6 +374,9 @@ LFunc *lir_func(TlSession *s, const char *name, const LParam *params,
  * and type. */
 int lir_expr_equal(const LExpr *a, const LExpr *b);
 int lir_stmt_equal(const LStmt *a, const LStmt *b);
+/* f with the body b: f itself when b is f's body, so that a pass
+ * that changed nothing hands the same function on. */
+LFunc *lir_func_with_body(TlSession *s, LFunc *f, LStmt *b);
 int lir_func_equal(const LFunc *a, const LFunc *b);
 
 /* --- text form (codegen/lir_print.c, codegen/lir_parse.c) ---------- */
@@ -429,6 +432,8 @@ LExpr *lir_mutate_expr(LMutator *m, LExpr *e);
 LStmt *lir_mutate_stmt(LMutator *m, LStmt *st);
 LExpr *lir_mutate_expr_children(LMutator *m, LExpr *e);
 LStmt *lir_mutate_stmt_children(LMutator *m, LStmt *st);
+/* f with its body rewritten by m: f itself when nothing changed. */
+LFunc *lir_mutate_func(LMutator *m, LFunc *f);
 
 /* A read-only walk in pre-order: fn returns 1 to visit the node's
  * children, 0 to skip them.  Either callback may be NULL. */

@@ -539,6 +539,11 @@ LFunc *lir_func(TlSession *s, const char *name, const LParam *params,
     return f;
 }
 
+LFunc *lir_func_with_body(TlSession *s, LFunc *f, LStmt *b)
+{
+    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+}
+
 /* ====================================================================
  * Structural equality
  * ==================================================================== */

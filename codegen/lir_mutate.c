@@ -31,6 +31,11 @@ LStmt *lir_mutate_stmt(LMutator *m, LStmt *st)
     return lir_mutate_stmt_children(m, st);
 }
 
+LFunc *lir_mutate_func(LMutator *m, LFunc *f)
+{
+    return lir_func_with_body(m->s, f, lir_mutate_stmt(m, f->body));
+}
+
 /* The rewritten list v[n]: v itself when nothing changed, else a new
  * array in the arena. */
 static LExpr **mutate_list(LMutator *m, LExpr **v, int n)

@@ -101,15 +101,12 @@ static LFunc *run(TlSession *s, LFunc *f, int tiles)
 {
     static int tag;
     LMutator m;
-    LStmt *body;
 
     memset(&m, 0, sizeof m);
     m.s = s;
     m.ctx = tiles ? &tag : NULL;
     m.stmt[LS_FOR] = bounds_for;
-    body = lir_mutate_stmt(&m, f->body);
-    return body == f->body ? f : lir_func(s, f->name, f->params,
-                                          f->nparams, body);
+    return lir_mutate_func(&m, f);
 }
 
 LFunc *lir_infer_bounds(TlSession *s, LFunc *f)

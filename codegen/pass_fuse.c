@@ -482,7 +482,6 @@ LFunc *lir_fuse_loops(TlSession *s, LFunc *f)
     LMutator m;
     Fu *fu = arena_alloc(&s->arena, sizeof *fu);
     LVisitor vis;
-    LStmt *body;
 
     memset(fu, 0, sizeof *fu);
     lir_access_init(s, &fu->acc, f);
@@ -494,7 +493,5 @@ LFunc *lir_fuse_loops(TlSession *s, LFunc *f)
     m.s = s;
     m.ctx = fu;
     m.stmt[LS_BLOCK] = fuse_block;
-    body = lir_mutate_stmt(&m, f->body);
-    return body == f->body ? f : lir_func(s, f->name, f->params,
-                                          f->nparams, body);
+    return lir_mutate_func(&m, f);
 }

@@ -284,6 +284,5 @@ LFunc *lir_hoist(TlSession *s, LFunc *f)
     body = lir_mutate_stmt(&m, f->body);
     free(h.def);
     free(h.stored);
-    return body == f->body ? f : lir_func(s, f->name, f->params,
-                                          f->nparams, body);
+    return lir_func_with_body(s, f, body);
 }

@@ -208,13 +208,10 @@ LFunc *lir_partition_loops(TlSession *s, LFunc *f)
 {
     Part p = {f, 0, 0};
     LMutator m;
-    LStmt *body;
 
     memset(&m, 0, sizeof m);
     m.s = s;
     m.ctx = &p;
     m.stmt[LS_FOR] = part_for;
-    body = lir_mutate_stmt(&m, f->body);
-    return body == f->body ? f : lir_func(s, f->name, f->params,
-                                          f->nparams, body);
+    return lir_mutate_func(&m, f);
 }

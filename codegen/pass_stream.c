@@ -264,7 +264,6 @@ LFunc *lir_stream_rows(TlSession *s, LFunc *f)
 {
     St t;
     LMutator m;
-    LStmt *body;
     int any = 0;
 
     for (int i = 0; i < f->nparams; i++)
@@ -278,7 +277,5 @@ LFunc *lir_stream_rows(TlSession *s, LFunc *f)
     m.s = s;
     m.ctx = &t;
     m.stmt[LS_FOR] = stream_for;
-    body = lir_mutate_stmt(&m, f->body);
-    return body == f->body ? f : lir_func(s, f->name, f->params,
-                                          f->nparams, body);
+    return lir_mutate_func(&m, f);
 }

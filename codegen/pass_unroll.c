@@ -75,12 +75,9 @@ static LStmt *unroll_for(LMutator *m, LStmt *st)
 LFunc *lir_unroll(TlSession *s, LFunc *f)
 {
     LMutator m;
-    LStmt *body;
 
     memset(&m, 0, sizeof m);
     m.s = s;
     m.stmt[LS_FOR] = unroll_for;
-    body = lir_mutate_stmt(&m, f->body);
-    return body == f->body ? f : lir_func(s, f->name, f->params,
-                                          f->nparams, body);
+    return lir_mutate_func(&m, f);
 }

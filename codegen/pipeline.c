@@ -17,19 +17,19 @@
 static LFunc *run_simplify(TlSession *s, LFunc *f)
 {
     LStmt *b = lir_simplify(s, f->body);
-    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+    return lir_func_with_body(s, f, b);
 }
 
 static LFunc *run_vectorize(TlSession *s, LFunc *f)
 {
     LStmt *b = lir_vectorize(s, f->body);
-    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+    return lir_func_with_body(s, f, b);
 }
 
 static LFunc *run_accum(TlSession *s, LFunc *f)
 {
     LStmt *b = lir_promote_accumulators(s, f->body);
-    return b == f->body ? f : lir_func(s, f->name, f->params, f->nparams, b);
+    return lir_func_with_body(s, f, b);
 }
 
 /* In pipeline order.  fuse comes last: it fuses loops in the form

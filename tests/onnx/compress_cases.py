@@ -11,21 +11,14 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+import caselib
+from caselib import vi, write as pb
+
 F = TP.FLOAT
 
 
-def pb(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(a).SerializeToString())
-
-
 def model(node, ins, outs, inits=()):
-    g = H.make_graph([node], 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', 11)])
-
-
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
+    return caselib.model([node], ins, outs, inits, opset=11)
 
 
 os.chdir(sys.argv[1])

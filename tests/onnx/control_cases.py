@@ -10,26 +10,14 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+from caselib import model, vi, write as pb
+
 F = TP.FLOAT
-
-
-def pb(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(a).SerializeToString())
-
-
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
 
 
 def const(name, a):
     return H.make_node('Constant', [], [name],
                        value=numpy_helper.from_array(np.array(a)))
-
-
-def model(nodes, ins, outs, inits=(), opset=13):
-    g = H.make_graph(nodes, 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
 
 
 cases = []

@@ -10,6 +10,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+import caselib
+from caselib import vi
+
 F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
 N = H.make_node
 OPT = onnx.OptionalProto
@@ -36,10 +39,6 @@ def opt_seq(arrays):
     return OPT(elem_type=OPT.SEQUENCE, sequence_value=seq(arrays))
 
 
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
-
-
 def optvi(name, dt=F, shape=None):
     return H.make_value_info(name, H.make_optional_type_proto(
         H.make_tensor_type_proto(dt, shape)))
@@ -55,8 +54,7 @@ def seqvi(name, dt=F):
 
 
 def model(nodes, ins, outs, opset=16):
-    g = H.make_graph(nodes, 'g', ins, outs)
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
+    return caselib.model(nodes, ins, outs, opset=opset)
 
 
 def main():

@@ -10,16 +10,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+from caselib import model, vi, write as pb
+
 F, I64 = TP.FLOAT, TP.INT64
-
-
-def pb(a, path):
-    with open(path, 'wb') as f:
-        f.write(numpy_helper.from_array(a).SerializeToString())
-
-
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
 
 
 def seqvi(name):
@@ -28,11 +21,6 @@ def seqvi(name):
 
 def init(name, a):
     return numpy_helper.from_array(np.array(a), name)
-
-
-def model(nodes, ins, outs, inits=(), opset=13):
-    g = H.make_graph(nodes, 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
 
 
 N = H.make_node

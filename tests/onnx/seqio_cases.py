@@ -10,6 +10,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as H, numpy_helper
 
+import caselib
+from caselib import vi
+
 F, I64 = TP.FLOAT, TP.INT64
 N = H.make_node
 
@@ -23,10 +26,6 @@ def seq(arrays):
     return numpy_helper.from_list([np.asarray(a) for a in arrays])
 
 
-def vi(name, dt=F, shape=None):
-    return H.make_tensor_value_info(name, dt, shape)
-
-
 def seqvi(name, dt=F):
     return H.make_tensor_sequence_value_info(name, dt, None)
 
@@ -36,8 +35,7 @@ def init(name, a):
 
 
 def model(nodes, ins, outs, inits=(), opset=17):
-    g = H.make_graph(nodes, 'g', ins, outs, initializer=list(inits))
-    return H.make_model(g, opset_imports=[H.make_opsetid('', opset)])
+    return caselib.model(nodes, ins, outs, inits, opset)
 
 
 def main():
