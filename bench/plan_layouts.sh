@@ -25,11 +25,16 @@
 #
 # A third table runs the two blocks whole on the simulator, with random
 # inputs: no one route takes either, so the runner splits each into
-# segments (codegen/acc/cg_seg.c) run one after another; 'cycles' and
-# 'util' are the whole program's (the segments' summed), 'relaid_lw'
-# the long words the runner lays out again between segments (each
-# intermediate from its producer's DRAM image to its consumer's: the
-# routes' own layouts, not the planner's; not simulated).
+# segments (codegen/acc/cg_seg.c) and runs them as one program
+# (codegen/acc/target_seg.c) with the conversions between them as
+# instructions; 'cycles' and 'util' are the whole program's,
+# 'conv_cycles' and 'conv_lw' what its conversions take (the program
+# against the same without them: cycles, DRAM long words), 'in_cycles'
+# and 'in_lw' the part of that which lays the kernel's inputs out in
+# the routes' images (the rest: the intermediates), 'dma' the DMA
+# gathers of the conversions, 'plan_est' the planner's estimate of the
+# whole kernel in its own layouts (the first table's 'estimated' total,
+# compute + conversions + DRAM in/out), for the simulated count.
 #
 # usage: bench/plan_layouts.sh [MACHINE]   (default test)
 set -e
@@ -79,8 +84,8 @@ printf '%-10s %5s %10s %11s %10s %11s\n' pipeline n prog_lw prog_cycles \
              printf "%-10s %5s %10s %11s %10s %11s\n", k, $2, $1, $3, $5, $6
          }'
 echo
-printf '%-9s %4s %10s %8s %10s  %s\n' block segs cycles util relaid_lw \
-    routes
+printf '%-9s %4s %9s %7s %11s %9s %9s %8s %7s %9s\n' block segs cycles util \
+    conv_cycles conv_lw in_cycles in_lw dma plan_est
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan_layouts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/blocks.tdsl" <<TDSL
@@ -106,13 +111,19 @@ let g2 = rand(f32, [128], seed = 10)
 let e2 = rand(f32, [128], seed = 11)
 time pb.encoder(E, Wq, Wk, Wv, Wo, g1, e1, M1, M2, g2, e2) on accel
 TDSL
+for k in resblock encoder; do
+    "$tdsl" lower "$here/plan_blocks.tdsl" --kernel $k --target accel \
+        --explain --machine "$m" | sed -n 's/^estimated: .*: \([0-9]*\) cycles$/\1/p' \
+        >"$tmp/est.$k"
+done
 "$tdsl" --no-cache "$tmp/blocks.tdsl" --machine "$m" |
-    awk '/^time / { k = $2; sub(/\(.*/, "", k); sub(/.*\./, "", k)
-                    r = "" }
-         /^    segments / { n = $2; sub(/,/, "", n) }
+    awk -v dir="$tmp" '/^time / { k = $2; sub(/\(.*/, "", k); sub(/.*\./, "", k) }
+         /^    segments / { n = $2 }
          /^    cycles / { c = $2 }
          /^    util / { u = $2 }
-         /^    segment / { sub(/:/, "", $2); r = r " " $2 "=" $4 }
          /^    conversion / {
-             printf "%-9s %4s %10s %8s %10s %s\n", k, n, c, u, $2, r
+             gsub(/[();,]/, " ")
+             getline e < (dir "/est." k)
+             printf "%-9s %4s %9s %7s %11s %9s %9s %8s %7s %9s\n", k, n, c, u,
+                 $6, $8, $22, $24, $11, e
          }'

@@ -429,4 +429,34 @@ int acc_seg_plan(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                  const int64_t *sizes, TlTensor *const *in, AccSegPlan *out,
                  TlBuf *why);
 
+/* --- conversions between segments (cg_seg_conv.c) ------------------- */
+
+/* Whether m has what the conversions use (a BM level, room for a chunk
+ * of 8 long words per PE). */
+int acc_seg_conv_ok(const AccMachine *m);
+/* Long words a gather's last chunk may write past its destination. */
+int64_t acc_seg_conv_slack(const AccMachine *m);
+/* n f32 elements at DRAM long word src, unpacked to one f64 long word
+ * each from dst on (`words` of them, in chunks of W long words per
+ * PE). */
+typedef struct AccSegUnpack {
+    const AccMachine *m;
+    int64_t src, n, dst, W, perpe, chunks, words;
+} AccSegUnpack;
+void acc_seg_unpack_init(AccSegUnpack *u, const AccMachine *m, int64_t src,
+                         int64_t n, int64_t dst);
+/* The long word that holds element e once unpacked. */
+int64_t acc_seg_unpacked_at(const AccSegUnpack *u, int64_t e);
+void acc_seg_emit_unpack(TlBuf *o, const AccSegUnpack *u);
+/* Long words of a constant's area; emits the area of v at `at` (-1 when
+ * v is not finite). */
+int64_t acc_seg_const_words(const AccMachine *m);
+int acc_seg_emit_const(TlBuf *o, const AccMachine *m, double v, int64_t at);
+/* Emits the f32 image of nd elements at dst, element d the unpacked
+ * long word from[d] (>= 0) or constant -1 - from[d] (its area at
+ * cat[-1 - from[d]]).  Returns the DMA ops of its gathers. */
+int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
+                            const int64_t *from, int64_t nd,
+                            const int64_t *cat, int64_t dst);
+
 #endif

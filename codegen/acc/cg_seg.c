@@ -19,17 +19,14 @@
  * of the stages into runs (of at most MAX_RUN stages) that compile
  * with the fewest cycles in all, each run's program timed as the
  * simulator counts it (dynamic programming over where runs end).
- * TODO(issue 6): the cost of the relayouts between runs is not in
- * that sum; the layout planner's conversion estimates would be.
+ * TODO(issue 6): the cost of the conversions between runs is not in
+ * that sum (cg_seg_conv.c emits them once the runs are chosen); the
+ * layout planner's conversion estimates would be.
  *
- * The program is the segments' programs in order.
- * TODO(issue 6): one assembled program (.tam) with the segments'
- * streams concatenated and the intermediates' DRAM images converted
- * on the device; the runner now gathers each intermediate from the
- * producer's image and lays it out in the consumer's (AccCgIn.map),
- * which the statistics count as `relaid` words, not as cycles.  Each
- * call plans again (its segment kernels are new sources in the
- * session): TODO(issue 6) keep the plan per kernel and shapes.
+ * The program is the segments' programs in order, with the
+ * conversions between their DRAM images as instructions (target_seg.c,
+ * cg_seg_conv.c); the runner keeps it per kernel and shapes
+ * (target.c), so a call plans once.
  */
 #include "codegen/acc/cg_int.h"
 #include "codegen/acc/plan.h"

@@ -424,6 +424,28 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
 static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
                      const TlScalarArg *sc, TlTensor **out, TlLoc call_loc);
 
+/* target_int.h */
+int acc_tg_build_call(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                      TlTensor *const *in, AccCgProgram *p,
+                      const char **route, int64_t *oshape, TlLoc loc)
+{
+    Sizes z;
+    int rc = -1;
+
+    memset(p, 0, sizeof *p);
+    z.k = k;
+    z.v = tl_xcalloc((size_t)k->nsizes + 1, sizeof *z.v);
+    if (call_shapes(k, in, &z, oshape) == 0)
+        rc = build(s, k, m, in, &z, oshape, NULL, p, route, loc);
+    free(z.v);
+    return rc;
+}
+
+void acc_tg_free_program(AccCgProgram *p)
+{
+    free_program(p);
+}
+
 /* build, its diagnostics dropped: 0 when k compiles whole. */
 static int quiet_build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                        TlTensor *const *packed, Sizes *z,
@@ -504,6 +526,27 @@ static int run_segments(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
     return rc;
 }
 
+/* Runs the kept program c of a segmented kernel; `time`'s lines. */
+static int run_seg_program(TlSession *s, TlKernelInfo *k,
+                           const AccMachine *m, AccSegCached *c,
+                           TlTensor *const *packed, TlTensor **out,
+                           TlLoc loc)
+{
+    TlBuf st;
+    int rc;
+
+    buf_init(&st);
+    rc = acc_seg_run(s, k, m, c, packed, out, &st, loc);
+    if (rc == 0) {
+        buf_free(&last_stats);
+        last_stats = st;
+        have_last = 1;
+    } else {
+        buf_free(&st);
+    }
+    return rc;
+}
+
 /* k compiled whole, else split into segments (cg_seg.c): a kernel of
  * several stages with no schedule that no one route takes.  When
  * neither compiles, the whole kernel's error, and why the segments do
@@ -529,7 +572,25 @@ static int build_or_split(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
                            loc) != 0) {
         free_program(&p);
         buf_init(&why);
+        AccSegCached *c = acc_seg_cached(s, k, m, packed);
+        const char *dbg = getenv("TDSL_DEBUG");
+        if (c)
+            return run_seg_program(s, k, m, c, packed, out, loc);
+        if (dbg && strstr(dbg, "accel-seg"))
+            fprintf(stderr, "accel: planning the segments of '%s'\n",
+                    k->name);
         if (acc_seg_plan(s, k, m, z->v, packed, &sp, &why) == 0) {
+            AccSegProg sg;
+            buf_free(&why);
+            buf_init(&why);
+            if (acc_seg_program(s, k, m, &sp, packed, &sg, &why) == 0) {
+                buf_free(&why);
+                c = acc_seg_cache_put(s, k, m, packed, &sp, &sg);
+                return run_seg_program(s, k, m, c, packed, out, loc);
+            }
+            /* TODO(issue 6): a program of segments for every kernel
+             * (f16/bf16 images, machines with no room for the
+             * conversions): these still run one by one. */
             buf_free(&why);
             return run_segments(rt, k, m, &sp, packed, out, loc);
         }
@@ -646,15 +707,21 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         free_program(&p);
         buf_init(&why);
         if (acc_seg_plan(s, k, m, z.v, in, &sp, &why) == 0) {
-            /* TODO(issue 6): the segments' streams as one program. */
-            diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED,
-                       arena_printf(&s->arena, "one program of '%s', "
-                                    "which runs as %d segments (a call "
-                                    "with `on accel` runs them one after "
-                                    "another),", k->name, sp.n));
+            AccSegProg sg;
+            buf_free(&why);
+            buf_init(&why);
+            rc = acc_seg_program(s, k, m, &sp, in, &sg, &why);
+            if (rc == 0)
+                buf_puts(out, sg.text.s);
+            else
+                diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED,
+                           arena_printf(&s->arena, "one program of '%s', "
+                                        "which runs as %d segments, with "
+                                        "%s,", k->name, sp.n, why.s));
+            acc_seg_program_free(&sg);
             buf_free(&why);
             free(z.v);
-            return -1;
+            return rc;
         }
         buf_free(&why);
     }

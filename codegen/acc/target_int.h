@@ -32,4 +32,62 @@ void acc_tg_plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                       TlTensor *const *packed, int rank,
                       const int64_t *shape, const AccStats *st, TlLoc loc);
 
+/* k compiled for inputs in (their shapes and dtypes; the output's
+ * shape in oshape), as a call compiles it: 0, or -1 after reporting. */
+int acc_tg_build_call(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                      TlTensor *const *in, AccCgProgram *p,
+                      const char **route, int64_t *oshape, TlLoc loc);
+void acc_tg_free_program(AccCgProgram *p);
+
+/* One program of kernel k split into segments (plan sp; in: the call's
+ * inputs, packed): the segments' streams in order, their DRAM images
+ * placed apart, and the conversions between them as instructions
+ * (target_seg.c).  The program takes k's inputs and gives its output
+ * row-major.  0 with the assembly in out (and, in bare, the same
+ * program without its conversions, for their count), else -1 with the
+ * reason in why. */
+typedef struct AccSegProg {
+    TlBuf text, bare;
+    /* The same without the conversions of the kernel's inputs (into
+     * the routes' images: what a host could lay out once). */
+    TlBuf mid;
+    int nconv;              /* conversions in it */
+    int64_t gathers;        /* their DMA gathers */
+    const char *route[ACC_SEG_MAX];
+} AccSegProg;
+int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                    const AccSegPlan *sp, TlTensor *const *in,
+                    AccSegProg *out, TlBuf *why);
+void acc_seg_program_free(AccSegProg *sp);
+
+/* The programs of segmented kernels, kept per session, kernel, machine
+ * and input dtypes and shapes (the last 16), so that a call plans and
+ * compiles once: acc_seg_cached finds k's for inputs in, else NULL;
+ * acc_seg_cache_put keeps prog (plan sp) and owns it from then on. */
+enum { ACC_SEG_MAX_IN = 64 };
+typedef struct AccSegCached {
+    TlSession *s;
+    TlKernelInfo *k;
+    const AccMachine *m;
+    int nin;
+    TlDType dt[ACC_SEG_MAX_IN];
+    int rank[ACC_SEG_MAX_IN];
+    int64_t shape[ACC_SEG_MAX_IN][TL_MAX_RANK];
+    AccSegProg prog;
+    int nseg;
+    char lines[1024];       /* `time`'s line of each segment */
+} AccSegCached;
+AccSegCached *acc_seg_cached(TlSession *s, TlKernelInfo *k,
+                             const AccMachine *m, TlTensor *const *in);
+AccSegCached *acc_seg_cache_put(TlSession *s, TlKernelInfo *k,
+                                const AccMachine *m, TlTensor *const *in,
+                                const AccSegPlan *sp, AccSegProg *prog);
+/* Runs c's program on the simulator with k's inputs (packed): the
+ * output in *out, `time`'s lines in stats (the simulator's, a line a
+ * segment, what the conversions take: the program against the same
+ * without them, timed).  0, or -1 after reporting. */
+int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                const AccSegCached *c, TlTensor *const *packed,
+                TlTensor **out, TlBuf *stats, TlLoc loc);
+
 #endif

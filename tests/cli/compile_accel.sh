@@ -4,7 +4,7 @@
 # under `tdsl sim` and give the interpreter's results bit for bit, on
 # a built-in machine (named by the program's .machine line) and a
 # machine file (given to sim); and the mistakes.
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 
 cat >k.tdsl <<'TDSL'
@@ -114,17 +114,76 @@ grep -q "error: accel target cannot compile a stand-alone program of 'addrow', w
 "$TDSL" compile k.tdsl --kernel total --target accel --in f32[8] 2>err
 [ $? = 1 ] || fail "reduction: exit $?"
 grep -q "accel target cannot compile" err || fail "reduction: $(cat err)"
-# A kernel that runs as segments (codegen/acc/cg_seg.c) is not one
-# program yet.
+# A kernel that runs as segments (codegen/acc/cg_seg.c) is one program
+# (codegen/acc/target_seg.c): the segments in order, the conversions
+# between them as instructions.  It runs by itself on the simulator,
+# from the kernel's inputs to its output as the interpreter computes
+# it, the same from .s and .tam, and round-trips through asm/disasm.
 cat >seg.tdsl <<'TDSL'
 kernel block(X: f32[N, C, H, W], Wt: f32[F, C, 3, 3], b: f32[F]) -> (Y: f32[N, F, H, W]) {
     c[n, f, y, x] = sum(ci, r in 0..3, s in 0..3) X.zero_pad[n, ci, y + r - 1, x + s - 1] * Wt[f, ci, r, s]
     Y[n, f, y, x] = max(c[n, f, y, x] + b[f], 0.0)
 }
 TDSL
-"$TDSL" compile seg.tdsl --kernel block --target accel --in 'f32[1,4,5,5]' \
-    --in 'f32[4,4,3,3]' --in 'f32[4]' -o seg.s 2>err
-[ $? = 1 ] || fail "segments: exit $?"
-grep -q "error: accel target cannot compile one program of 'block', which runs as 2 segments (a call with .on accel. runs them one after another), yet" err ||
-    fail "segments: $(cat err)"
+/usr/bin/python3 - <<'PY' || fail "inputs"
+import numpy as np
+r = np.random.default_rng(3)
+np.save('sx.npy', r.standard_normal((1, 4, 5, 5)).astype(np.float32))
+np.save('sw.npy', r.standard_normal((4, 4, 3, 3)).astype(np.float32))
+np.save('sb.npy', r.standard_normal(4).astype(np.float32))
+PY
+"$TDSL" compile seg.tdsl --kernel block --target accel --in sx.npy \
+    --in sw.npy --in sb.npy -o seg.s -o seg.tam 2>err ||
+    fail "segments: exit $?: $(cat err)"
+grep -q "^# accel: kernel block, 2 segments in one program" seg.s ||
+    fail "segments: $(head -5 seg.s)"
+grep -q '^\.input X f32\[1,4,5,5\] d\[' seg.s || fail "segments: no .input X"
+grep -q '^\.output Y f32\[1,4,5,5\] d\[' seg.s || fail "segments: no .output Y"
+[ "$(grep -c '^# segment [12] of 2' seg.s)" = 2 ] || fail "segments: not 2"
+grep -q '^cvt.f64.f32 ' seg.s && grep -q '^dma.ld.t0@' seg.s ||
+    fail "segments: no conversion instructions"
+"$TDSL" run seg.tdsl --kernel block --in X=sx.npy --in Wt=sw.npy \
+    --in b=sb.npy --out Y=sref.npy 2>err || fail "interp: $(cat err)"
+for p in seg.s seg.tam; do
+    "$TDSL" sim $p --in X=sx.npy --in Wt=sw.npy --in b=sb.npy \
+        --out Y=sy.npy 2>err || fail "sim $p: $(cat err)"
+    /usr/bin/python3 -c "
+import numpy as np, sys
+a, b = np.load('sy.npy'), np.load('sref.npy')
+sys.exit(0 if np.allclose(a, b, rtol=1e-5, atol=1e-5) else 1)" ||
+        fail "sim $p differs from the interpreter"
+done
+c1=$(cycles seg.s --in X=sx.npy --in Wt=sw.npy --in b=sb.npy)
+c2=$(cycles seg.tam --in X=sx.npy --in Wt=sw.npy --in b=sb.npy)
+[ -n "$c1" ] && [ "$c1" = "$c2" ] || fail "cycles $c1 / $c2"
+# `time ... on accel` runs the same program: the same cycles.
+cat >segt.tdsl <<'TDSL'
+import "seg.tdsl" as s
+let X = load("sx.npy")
+let Wt = load("sw.npy")
+let b = load("sb.npy")
+time s.block(X, Wt, b) on accel
+TDSL
+"$TDSL" --no-cache segt.tdsl >out 2>err || fail "time: $(cat err)"
+grep -q "^    cycles     $c1 " out || fail "time: not $c1 cycles: $(cat out)"
+asm_round_trip seg
+# A segment that reads an f16 image (the matmul route's f16 inputs) has
+# no conversion yet: no one program (the call still runs the segments
+# one by one, the runner laying out between them).
+cat >segh.tdsl <<'TDSL'
+kernel blockh(A: f16[M, K], B: f16[K, N], b: f32[N]) -> (Y: f32[M, N]) {
+    c[i, j] = sum(k) f32(A[i, k]) * f32(B[k, j])
+    Y[i, j] = max(c[i, j] + b[j], 0.0)
+}
+let A = f16(rand(f32, [16, 32], seed = 1))
+let B = f16(rand(f32, [32, 16], seed = 2))
+let b = rand(f32, [16], seed = 3)
+assert allclose(blockh(A, B, b) on accel, blockh(A, B, b), rtol = 1e-5)
+TDSL
+"$TDSL" compile segh.tdsl --kernel blockh --target accel --in f16[16,32] \
+    --in f16[32,16] --in f32[16] -o segh.s 2>err
+[ $? = 1 ] || fail "f16 segments: exit $?"
+grep -q "error: accel target cannot compile one program of 'blockh', which runs as 2 segments, with an image of a f16 tensor ('a_image'), yet" err ||
+    fail "f16 segments: $(cat err)"
+"$TDSL" --no-cache segh.tdsl 2>err || fail "f16 segments run: $(cat err)"
 exit 0

@@ -1,0 +1,668 @@
+/*
+ * target_seg.c - one program of a kernel split into segments
+ * (cg_seg.c): the segments' instruction streams one after another, the
+ * conversions between them as instructions (cg_seg_conv.c), so that
+ * the simulator runs and counts them and `tdsl compile --target accel`
+ * writes the whole kernel as one .s / .tam.
+ *
+ * Each segment's program (compiled as a call compiles it, its
+ * intermediate inputs at their shapes) keeps its own DRAM addresses:
+ * its `.input`/`.output` directives cut them into regions (a region
+ * runs from one directive's address to the next, the last to the end
+ * of what its DMA ops touch), and every `d[...]` operand moves with the
+ * region its first address falls in.  An input the segment reads as it
+ * is (`direct`) from a tensor stored row-major (a kernel input, an
+ * output with no image order) is read where that tensor is; any other
+ * (a route's image: AccCgIn.map, a broadcast, an output stored in its
+ * route's image order: AccCgProgram.omap) is built before the segment
+ * by a gather from the tensor's storage, element by element, with the
+ * image's padding; the last output, when stored in image order, is
+ * gathered row-major at the end.  The program's `.input`s are the
+ * kernel's inputs, its `.output` the kernel's output, row-major: what
+ * the runner gives and takes, and what `tdsl sim --in/--out` gives and
+ * takes.  A segment is followed by a `wait` of each DMA tag it uses, so
+ * that the next one reads what it stored.
+ */
+#include "codegen/acc/target_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_T = 2 * ACC_SEG_MAX + 64, MAX_R = 64, MAX_C = 8 };
+
+/* Where a tensor lives in the one program. */
+typedef struct Store {
+    const char *name;
+    int64_t at;             /* DRAM long word */
+    int64_t n;              /* f32 elements there (an image's) */
+    const int64_t *omap;    /* element e of the tensor at omap[e] */
+    TlDType dt;
+    int rank;
+    int64_t shape[TL_MAX_RANK];
+    int kin;                /* a kernel input */
+    int unpacked;           /* whether up holds its unpacked copy */
+    AccSegUnpack up;
+} Store;
+
+typedef struct Build {
+    TlSession *s;
+    const AccMachine *m;
+    TlBuf *o, *why;
+    Store t[MAX_T];
+    int nt;
+    int64_t next;           /* the next free DRAM long word */
+    double cval[MAX_C];
+    int64_t cat[MAX_C];
+    int nc;
+    int nconv;
+    int64_t gathers;
+    TlBuf *mid;             /* the program without the kernel inputs'
+                             * conversions */
+} Build;
+
+static int64_t lw_of(TlDType dt, int64_t n)
+{
+    return ((int64_t)dt_size(dt) * n + 7) / 8;
+}
+
+static int64_t alloc(Build *b, int64_t lw)
+{
+    int64_t at = b->next;
+
+    b->next += (lw + 7) / 8 * 8;
+    return at;
+}
+
+static Store *store_of(Build *b, const char *name)
+{
+    for (int i = b->nt - 1; i >= 0; i--)
+        if (!strcmp(b->t[i].name, name))
+            return &b->t[i];
+    return NULL;
+}
+
+/* The area of constant v: -1 - its index. */
+static int64_t konst(Build *b, double v)
+{
+    for (int i = 0; i < b->nc; i++)
+        if (b->cval[i] == v)
+            return -1 - i;
+    if (b->nc == MAX_C)
+        return 0;
+    b->cat[b->nc] = alloc(b, acc_seg_const_words(b->m));
+    if (acc_seg_emit_const(b->o, b->m, v, b->cat[b->nc]))
+        return 0;
+    b->cval[b->nc] = v;
+    return -1 - b->nc++;
+}
+
+/* The unpacked long word of element l of tensor x. */
+static int64_t elem_word(Build *b, Store *x, int64_t l)
+{
+    if (!x->unpacked) {
+        acc_seg_unpack_init(&x->up, b->m, x->at, x->n, 0);
+        x->up.dst = alloc(b, x->up.words);
+        acc_seg_emit_unpack(b->o, &x->up);
+        x->unpacked = 1;
+    }
+    return acc_seg_unpacked_at(&x->up, x->omap ? x->omap[l] : l);
+}
+
+/* Builds the image input ci of program p reads (x: the tensor, NULL
+ * for a pad flag image) at dst; nd: its elements.  -1 with why. */
+static int convert(Build *b, const AccCgProgram *p, const AccCgIn *ci,
+                   Store *x, int64_t nd, int64_t dst)
+{
+    int64_t *from = tl_xcalloc((size_t)nd + 1, sizeof *from);
+    int64_t v[TL_MAX_RANK];
+    TlBuf cv, *o = b->o;
+    int rc = -1;
+
+    buf_init(&cv);
+    b->o = &cv;
+
+    memset(v, 0, sizeof v);
+    for (int64_t e = 0; e < nd; e++) {
+        int64_t l = -1;
+        if (ci->map) {
+            int64_t mv = ci->map[e];
+            if (mv < 0 || !x)
+                from[e] = konst(b, mv == ACC_CG_OUTSIDE ? ci->bpad
+                                   : mv < 0             ? ci->pad
+                                                        : 0.0);
+            else
+                l = mv;
+        } else if (ci->direct) {
+            l = e;
+        } else {
+            l = ci->k;
+            for (int j = 0; j < p->nloops; j++)
+                l += ci->coef[j] * v[j];
+            for (int j = p->nloops - 1; j >= 0; j--) {
+                if (++v[j] < p->ext[j])
+                    break;
+                v[j] = 0;
+            }
+        }
+        if (l >= 0)
+            from[e] = elem_word(b, x, l);
+        else if (from[e] == 0) {
+            buf_printf(b->why, "more than %d constants in images", MAX_C);
+            goto done;
+        }
+    }
+    b->gathers += acc_seg_emit_gather(&cv, b->m, from, nd, b->cat, dst);
+    b->nconv++;
+    buf_puts(o, cv.s);
+    if (!x || !x->kin)
+        buf_puts(b->mid, cv.s);
+    rc = 0;
+done:
+    b->o = o;
+    buf_free(&cv);
+    free(from);
+    return rc;
+}
+
+/* A segment program's text split in lines, its directives and regions. */
+typedef struct Region {
+    int64_t lo, hi;         /* local long words */
+    int64_t to;             /* global */
+    const char *name;       /* of the directive; NULL: before them */
+    int out;
+} Region;
+
+/* The leading integer of an address expression at p, its end in *end;
+ * -1 when it does not start with one. */
+static int64_t lead(const char *p, const char **end)
+{
+    char *e;
+    long long v;
+
+    while (*p == ' ')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    v = strtoll(p, &e, 10);
+    *end = e;
+    return v;
+}
+
+/* Scans a segment's text: its directives into r (sorted by address),
+ * the last address its DMA ops touch in *top.  -1 with why. */
+static int scan(const char *text, Region *r, int *nr, int64_t *top,
+                TlBuf *why)
+{
+    const char *p = text;
+
+    *nr = 0;
+    *top = 0;
+    while (*p) {
+        const char *nl = strchr(p, '\n'), *q;
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        int dir = !strncmp(p, ".input ", 7) || !strncmp(p, ".output ", 8);
+        for (q = p; q < p + len; q++) {
+            const char *e;
+            int64_t a, z;
+            if (q[0] != 'd' || q[1] != '[' || (q > p && isalnum(
+                                                    (unsigned char)q[-1])))
+                continue;
+            if ((a = lead(q + 2, &e)) < 0) {
+                buf_printf(why, "a DRAM address not written as a number "
+                                "first");
+                return -1;
+            }
+            z = a + 1;
+            while (*e && *e != ':' && *e != ']')
+                e++;
+            if (*e == ':' && (z = lead(e + 1, &e)) < 0) {
+                buf_printf(why, "a DRAM range not written as numbers "
+                                "first");
+                return -1;
+            }
+            if (dir) {
+                const char *nm = p + (p[1] == 'i' ? 7 : 8), *sp;
+                if (*nr == MAX_R)
+                    return -1;
+                sp = strchr(nm, ' ');
+                r[*nr].lo = a;
+                char *c = tl_xcalloc((size_t)(sp - nm) + 1, 1);
+                memcpy(c, nm, (size_t)(sp - nm));
+                r[*nr].name = c;
+                r[*nr].out = p[1] == 'o';
+                ++*nr;
+            } else if (z > *top) {
+                *top = z;
+            }
+        }
+        p += len + (nl != NULL);
+    }
+    for (int i = 1; i < *nr; i++)
+        for (int j = i; j > 0 && r[j].lo < r[j - 1].lo; j--) {
+            Region t = r[j];
+            r[j] = r[j - 1];
+            r[j - 1] = t;
+        }
+    return 0;
+}
+
+/* Segment text with every DRAM address moved to its region's place,
+ * without its directives, then a wait for each tag it uses. */
+static void relocate(TlBuf *o, const char *text, const Region *r, int nr)
+{
+    const char *p = text;
+    unsigned char tags[256];
+
+    memset(tags, 0, sizeof tags);
+    while (*p) {
+        const char *nl = strchr(p, '\n'), *q, *from;
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (!strncmp(p, ".input ", 7) || !strncmp(p, ".output ", 8)) {
+            p += len + (nl != NULL);
+            continue;
+        }
+        from = p;
+        for (q = p; q < p + len; q++) {
+            const char *e;
+            int64_t a, d = 0;
+            if (!strncmp(q, "dma.", 4)) {
+                const char *t = strstr(q, ".t");
+                if (t && t < p + len && isdigit((unsigned char)t[2]))
+                    tags[atoi(t + 2) & 255] = 1;
+            }
+            if (q[0] != 'd' || q[1] != '[' ||
+                (q > p && isalnum((unsigned char)q[-1])))
+                continue;
+            a = lead(q + 2, &e);
+            for (int i = 0; i < nr; i++)
+                if (a >= r[i].lo)
+                    d = r[i].to - r[i].lo;
+            buf_putn(o, from, (size_t)(q + 2 - from));
+            buf_printf(o, "%lld", (long long)(a + d));
+            from = e;
+            while (*e && *e != ':' && *e != ']')
+                e++;
+            if (*e == ':') {
+                int64_t z;
+                const char *ee;
+                buf_putn(o, from, (size_t)(e + 1 - from));
+                z = lead(e + 1, &ee);
+                buf_printf(o, " %lld", (long long)(z + d));
+                from = ee;
+            }
+            q = from - 1;
+        }
+        buf_putn(o, from, (size_t)(p + len - from));
+        buf_puts(o, "\n");
+        p += len + (nl != NULL);
+    }
+    for (int t = 0; t < 256; t++)
+        if (tags[t])
+            buf_printf(o, "wait t%d\n", t);
+}
+
+static void put_type(TlBuf *o, TlDType dt, int rank, const int64_t *shape)
+{
+    buf_printf(o, "%s[", dt_name(dt));
+    for (int j = 0; j < rank; j++)
+        buf_printf(o, "%s%lld", j ? "," : "", (long long)shape[j]);
+    buf_puts(o, "]");
+}
+
+static int64_t numel(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+
+    for (int j = 0; j < rank; j++)
+        n *= shape[j];
+    return n;
+}
+
+/* Segment i of sp: compiles it, places its regions, emits its
+ * conversions into b->o and its text into o and bare. */
+static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
+                   TlTensor *const *in, AccCgProgram *p, AccSegProg *out,
+                   int64_t *oshape)
+{
+    TlKernelInfo *sk = sp->seg[i].k;
+    TlTensor **sin = tl_xcalloc((size_t)sk->ninputs + 1, sizeof *sin);
+    Region r[MAX_R];
+    int nr = 0, rc = -1;
+    int64_t top;
+    TlLoc at = sk->outputs[0]->loc;
+
+    for (int j = 0; j < sk->ninputs; j++) {
+        const char *nm = sk->inputs[j]->name;
+        for (int x = 0; x < k->ninputs && !sin[j]; x++)
+            if (!strcmp(k->inputs[x]->name, nm))
+                sin[j] = tl_tensor_ref(in[x]);
+        if (!sin[j]) {
+            Store *x = store_of(b, nm);
+            if (!x) {
+                buf_printf(b->why, "an input '%s' made by no segment", nm);
+                goto done;
+            }
+            sin[j] = tl_tensor_new(x->dt, x->rank, x->shape, NULL, 0);
+        }
+    }
+    if (acc_tg_build_call(b->s, sk, b->m, sin, p, &out->route[i], oshape,
+                          at)) {
+        buf_printf(b->why, "segment %d ('%s'), which does not compile "
+                           "again", i + 1, sp->seg[i].out);
+        goto done;
+    }
+    if (scan(p->text.s, r, &nr, &top, b->why))
+        goto done;
+    for (int j = 0; j < nr; j++) {
+        int64_t hi = j + 1 < nr ? r[j + 1].lo : top;
+        const AccCgIn *ci = NULL;
+        Store *x = NULL;
+        r[j].hi = hi > r[j].lo ? hi : r[j].lo;
+        for (int q = 0; q < p->nins; q++)
+            if (!strcmp(p->ins[q].name, r[j].name))
+                ci = &p->ins[q];
+        if (r[j].out) {
+            int64_t lw = r[j].hi - r[j].lo;
+            r[j].to = alloc(b, lw + acc_seg_conv_slack(b->m));
+            continue;
+        }
+        if (!ci) {
+            buf_printf(b->why, "an input '%s' of no operand", r[j].name);
+            goto done;
+        }
+        if (ci->input >= 0 &&
+            !(x = store_of(b, sk->inputs[ci->input]->name))) {
+            buf_printf(b->why, "an input '%s' stored nowhere", r[j].name);
+            goto done;
+        }
+        if (ci->direct && !ci->map && x && !x->omap) {
+            r[j].to = x->at;
+            continue;
+        }
+        if ((x && x->dt != DT_F32) ||
+            (ci->input >= 0 && sin[ci->input]->dtype != DT_F32)) {
+            buf_printf(b->why, "an image of a %s tensor ('%s')",
+                       dt_name(x ? x->dt : sin[ci->input]->dtype),
+                       r[j].name);
+            goto done;
+        }
+        {
+            int64_t nd = ci->map ? ci->nmap
+                         : ci->direct ? numel(sin[ci->input]->rank,
+                                              sin[ci->input]->shape)
+                                      : p->nelems;
+            int64_t lw = lw_of(DT_F32, nd);
+            if (r[j].hi - r[j].lo > lw)
+                lw = r[j].hi - r[j].lo;
+            r[j].to = alloc(b, lw + acc_seg_conv_slack(b->m));
+            if (convert(b, p, ci, x, nd, r[j].to))
+                goto done;
+        }
+    }
+    buf_printf(b->o, "# segment %d of %d: %s, the %s route\n", i + 1, sp->n,
+               sp->seg[i].out, out->route[i]);
+    buf_printf(&out->bare, "# segment %d of %d: %s, the %s route\n", i + 1,
+               sp->n, sp->seg[i].out, out->route[i]);
+    relocate(b->o, p->text.s, r, nr);
+    relocate(&out->bare, p->text.s, r, nr);
+    buf_printf(b->mid, "# segment %d of %d\n", i + 1, sp->n);
+    relocate(b->mid, p->text.s, r, nr);
+    for (int j = 0; j < nr; j++)
+        if (r[j].out) {
+            Store *x = &b->t[b->nt++];
+            memset(x, 0, sizeof *x);
+            x->name = sp->seg[i].out;
+            x->at = r[j].to;
+            x->dt = sk->outputs[0]->dtype;
+            x->omap = p->omap;
+            x->rank = sk->outputs[0]->rank;
+            memcpy(x->shape, oshape, sizeof x->shape);
+            x->n = p->omap ? p->oimage : numel(sk->outputs[0]->rank, oshape);
+        }
+    rc = 0;
+done:
+    for (int j = 0; j < nr; j++)
+        free((char *)r[j].name);
+    for (int j = 0; j < sk->ninputs; j++)
+        if (sin[j])
+            tl_tensor_unref(sin[j]);
+    free(sin);
+    return rc;
+}
+
+int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                    const AccSegPlan *sp, TlTensor *const *in,
+                    AccSegProg *out, TlBuf *why)
+{
+    Build *b = tl_xcalloc(1, sizeof *b);
+    AccCgProgram *p = tl_xcalloc((size_t)sp->n, sizeof *p);
+    TlBuf body, head;
+    int64_t oshape[TL_MAX_RANK], last_at = 0;
+    int rc = -1, built = 0;
+    TlFunc *of = k->outputs[0];
+
+    memset(out, 0, sizeof *out);
+    buf_init(&out->text);
+    buf_init(&out->bare);
+    buf_init(&out->mid);
+    buf_init(&body);
+    buf_init(&head);
+    if (!acc_seg_conv_ok(m)) {
+        buf_printf(why, "a program of segments on machine '%s' (no room "
+                        "for the conversions between them)", m->name);
+        goto done;
+    }
+    b->s = s;
+    b->m = m;
+    b->o = &body;
+    b->mid = &out->mid;
+    b->why = why;
+    buf_printf(&head, "# accel: kernel %s, %d segments in one program, "
+               "the conversions between them on the device\n", k->name,
+               sp->n);
+    for (int x = 0; x < k->ninputs; x++) {
+        Store *t = &b->t[b->nt++];
+        int64_t n = numel(in[x]->rank, in[x]->shape);
+        memset(t, 0, sizeof *t);
+        t->name = k->inputs[x]->name;
+        t->kin = 1;
+        t->dt = in[x]->dtype;
+        t->n = n;
+        t->at = alloc(b, lw_of(t->dt, n) + acc_seg_conv_slack(m));
+        buf_printf(&head, ".input %s ", t->name);
+        put_type(&head, t->dt, in[x]->rank, in[x]->shape);
+        buf_printf(&head, " d[%lld]\n", (long long)t->at);
+    }
+    for (int i = 0; i < sp->n; i++, built++)
+        if (segment(b, k, sp, i, in, &p[i], out, oshape))
+            goto done;
+    {
+        Store *x = store_of(b, sp->seg[sp->n - 1].out);
+        int64_t n = numel(of->rank, oshape);
+        if (x->omap) {
+            int64_t *from = tl_xcalloc((size_t)n + 1, sizeof *from);
+            TlBuf cv;
+            buf_init(&cv);
+            b->o = &cv;
+            last_at = alloc(b, lw_of(DT_F32, n) + acc_seg_conv_slack(m));
+            for (int64_t e = 0; e < n; e++)
+                from[e] = elem_word(b, x, e);
+            b->gathers += acc_seg_emit_gather(&cv, m, from, n, b->cat,
+                                              last_at);
+            b->nconv++;
+            b->o = &body;
+            buf_puts(&body, cv.s);
+            buf_puts(b->mid, cv.s);
+            buf_free(&cv);
+            free(from);
+        } else {
+            last_at = x->at;
+        }
+        buf_printf(&head, ".output %s ", of->name);
+        put_type(&head, of->dtype, of->rank, oshape);
+        buf_printf(&head, " d[%lld]\n", (long long)last_at);
+    }
+    if (b->next + acc_seg_conv_slack(m) > m->dram_words) {
+        buf_printf(why, "a program of segments that needs %lld long words "
+                   "of DRAM (machine '%s' has %lld)",
+                   (long long)(b->next + acc_seg_conv_slack(m)), m->name,
+                   (long long)m->dram_words);
+        goto done;
+    }
+    buf_puts(&out->text, head.s);
+    buf_puts(&out->text, body.s);
+    {
+        TlBuf bare;
+        buf_init(&bare);
+        buf_puts(&bare, head.s);
+        buf_puts(&bare, out->bare.s);
+        buf_free(&out->bare);
+        out->bare = bare;
+        buf_init(&bare);
+        buf_puts(&bare, head.s);
+        buf_puts(&bare, out->mid.s);
+        buf_free(&out->mid);
+        out->mid = bare;
+    }
+    out->nconv = b->nconv;
+    out->gathers = b->gathers;
+    rc = 0;
+done:
+    for (int i = 0; i < built && i < sp->n; i++)
+        acc_tg_free_program(&p[i]);
+    free(p);
+    buf_free(&body);
+    buf_free(&head);
+    if (rc)
+        acc_seg_program_free(out);
+    free(b);
+    return rc;
+}
+
+void acc_seg_program_free(AccSegProg *sp)
+{
+    buf_free(&sp->text);
+    buf_free(&sp->bare);
+    buf_free(&sp->mid);
+    sp->nconv = 0;
+}
+
+/* The kept programs (target_int.h): the last SEG_CACHE, replaced in
+ * turn. */
+enum { SEG_CACHE = 16 };
+static AccSegCached seg_cache[SEG_CACHE];
+static int seg_cache_next;
+
+AccSegCached *acc_seg_cached(TlSession *s, TlKernelInfo *k,
+                             const AccMachine *m, TlTensor *const *in)
+{
+    if (k->ninputs > ACC_SEG_MAX_IN)
+        return NULL;
+    for (int i = 0; i < SEG_CACHE; i++) {
+        AccSegCached *c = &seg_cache[i];
+        int same = c->s == s && c->k == k && c->m == m &&
+                   c->nin == k->ninputs;
+        for (int x = 0; same && x < k->ninputs; x++)
+            same = c->dt[x] == in[x]->dtype && c->rank[x] == in[x]->rank &&
+                   !memcmp(c->shape[x], in[x]->shape,
+                           sizeof(int64_t) * (size_t)in[x]->rank);
+        if (same)
+            return c;
+    }
+    return NULL;
+}
+
+AccSegCached *acc_seg_cache_put(TlSession *s, TlKernelInfo *k,
+                                const AccMachine *m, TlTensor *const *in,
+                                const AccSegPlan *sp, AccSegProg *prog)
+{
+    AccSegCached *c = &seg_cache[seg_cache_next];
+    size_t at = 0;
+
+    seg_cache_next = (seg_cache_next + 1) % SEG_CACHE;
+    if (c->s)
+        acc_seg_program_free(&c->prog);
+    memset(c, 0, sizeof *c);
+    c->prog = *prog;
+    c->nseg = sp->n;
+    for (int i = 0; i < sp->n && at < sizeof c->lines; i++)
+        at += (size_t)snprintf(c->lines + at, sizeof c->lines - at,
+                               "segment    %s: the %s route\n",
+                               sp->seg[i].out, prog->route[i]);
+    if (k->ninputs > ACC_SEG_MAX_IN)
+        return c;   /* run once, never found */
+    c->s = s;
+    c->k = k;
+    c->m = m;
+    c->nin = k->ninputs;
+    for (int x = 0; x < k->ninputs; x++) {
+        c->dt[x] = in[x]->dtype;
+        c->rank[x] = in[x]->rank;
+        memcpy(c->shape[x], in[x]->shape,
+               sizeof(int64_t) * (size_t)in[x]->rank);
+    }
+    return c;
+}
+
+static AccProgram *assemble_text(TlSession *s, TlKernelInfo *k,
+                                 const AccMachine *m, const TlBuf *text)
+{
+    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
+    int file = tl_add_source(s, name, text->s, text->len);
+    AccProgram *prog = acc_assemble(s, file, m, 1);
+
+    if (!prog)
+        tl_internal_error(__FILE__, __LINE__, "the accel program of '%s' "
+                          "does not assemble", k->name);
+    return prog;
+}
+
+int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                const AccSegCached *c, TlTensor *const *packed,
+                TlTensor **out, TlBuf *stats, TlLoc loc)
+{
+    const char *dbg = getenv("TDSL_DEBUG");
+    AccProgram *prog = assemble_text(s, k, m, &c->prog.text);
+    AccSim *sim = acc_sim_new(s, prog, 1);
+    TlBuf err;
+    int rc = -1;
+
+    if (dbg && strstr(dbg, "accel"))
+        fputs(c->prog.text.s, stderr);
+    buf_init(&err);
+    for (int x = 0; x < k->ninputs; x++)
+        if (acc_sim_set_input(sim, k->inputs[x]->name, packed[x], &err))
+            tl_internal_error(__FILE__, __LINE__, "accel input: %s", err.s);
+    if (acc_sim_run(sim) == 0) {
+        const AccStats *st = acc_sim_stats(sim);
+        int64_t dram = st->dram_words[0] + st->dram_words[1];
+        AccTiming bare, mid;
+        *out = acc_sim_get_output(sim, k->outputs[0]->name, &err);
+        if (!*out)
+            tl_internal_error(__FILE__, __LINE__, "accel output: %s", err.s);
+        acc_time_program(assemble_text(s, k, m, &c->prog.bare), &bare);
+        acc_time_program(assemble_text(s, k, m, &c->prog.mid), &mid);
+        buf_printf(stats, "segments   %d in one program, the conversions "
+                   "between them on the device\n", c->nseg);
+        acc_sim_print_stats(stats, sim);
+        buf_puts(stats, c->lines);
+        buf_printf(stats, "conversion %d in the program: %lld cycles, %lld "
+                   "lw DRAM (%lld DMA gathers); of the kernel's inputs "
+                   "into the routes' images %lld cycles, %lld lw\n",
+                   c->prog.nconv, (long long)(st->cycles - bare.cycles),
+                   (long long)(dram - bare.dram_words[0] -
+                               bare.dram_words[1]),
+                   (long long)c->prog.gathers,
+                   (long long)(st->cycles - mid.cycles),
+                   (long long)(dram - mid.dram_words[0] -
+                               mid.dram_words[1]));
+        rc = 0;
+    } else {
+        diag_note(s, loc, "while the simulator ran '%s'", k->name);
+    }
+    acc_sim_free(sim);
+    buf_free(&err);
+    return rc;
+}
