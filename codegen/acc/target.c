@@ -572,7 +572,7 @@ static int build_or_split(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
                            loc) != 0) {
         free_program(&p);
         buf_init(&why);
-        AccSegCached *c = acc_seg_cached(s, k, m, packed);
+        AccSegCached *c = acc_seg_cached(k, m, packed);
         const char *dbg = getenv("TDSL_DEBUG");
         if (c)
             return run_seg_program(s, k, m, c, packed, out, loc);
@@ -585,7 +585,7 @@ static int build_or_split(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
             buf_init(&why);
             if (acc_seg_program(s, k, m, &sp, packed, &sg, &why) == 0) {
                 buf_free(&why);
-                c = acc_seg_cache_put(s, k, m, packed, &sp, &sg);
+                c = acc_seg_cache_put(k, m, packed, &sp, &sg);
                 return run_seg_program(s, k, m, c, packed, out, loc);
             }
             /* TODO(issue 6): a program of segments for every kernel

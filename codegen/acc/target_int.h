@@ -60,15 +60,15 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                     AccSegProg *out, TlBuf *why);
 void acc_seg_program_free(AccSegProg *sp);
 
-/* The programs of segmented kernels, kept per session, kernel, machine
- * and input dtypes and shapes (the last 16), so that a call plans and
- * compiles once: acc_seg_cached finds k's for inputs in, else NULL;
- * acc_seg_cache_put keeps prog (plan sp) and owns it from then on. */
+/* The programs of segmented kernels, kept per machine, kernel text
+ * (its name, inputs and stages) and input dtypes and shapes (the last
+ * 16), so that a call plans and compiles once: acc_seg_cached finds
+ * k's for inputs in, else NULL; acc_seg_cache_put keeps prog (plan
+ * sp) and owns it from then on. */
 enum { ACC_SEG_MAX_IN = 64 };
 typedef struct AccSegCached {
-    TlSession *s;
-    TlKernelInfo *k;
-    const AccMachine *m;
+    int used;
+    uint64_t key;
     int nin;
     TlDType dt[ACC_SEG_MAX_IN];
     int rank[ACC_SEG_MAX_IN];
@@ -77,11 +77,11 @@ typedef struct AccSegCached {
     int nseg;
     char lines[1024];       /* `time`'s line of each segment */
 } AccSegCached;
-AccSegCached *acc_seg_cached(TlSession *s, TlKernelInfo *k,
-                             const AccMachine *m, TlTensor *const *in);
-AccSegCached *acc_seg_cache_put(TlSession *s, TlKernelInfo *k,
-                                const AccMachine *m, TlTensor *const *in,
-                                const AccSegPlan *sp, AccSegProg *prog);
+AccSegCached *acc_seg_cached(TlKernelInfo *k, const AccMachine *m,
+                             TlTensor *const *in);
+AccSegCached *acc_seg_cache_put(TlKernelInfo *k, const AccMachine *m,
+                                TlTensor *const *in, const AccSegPlan *sp,
+                                AccSegProg *prog);
 /* Runs c's program on the simulator with k's inputs (packed): the
  * output in *out, `time`'s lines in stats (the simulator's, a line a
  * segment, what the conversions take: the program against the same
