@@ -196,6 +196,7 @@ static int scan(const char *text, Region *r, int *nr, int64_t *top,
                 TlBuf *why)
 {
     const char *p = text;
+    int64_t low = -1;
 
     *nr = 0;
     *top = 0;
@@ -224,17 +225,24 @@ static int scan(const char *text, Region *r, int *nr, int64_t *top,
             }
             if (dir) {
                 const char *nm = p + (p[1] == 'i' ? 7 : 8), *sp;
-                if (*nr == MAX_R)
+                char *c;
+                if (*nr == MAX_R) {
+                    buf_printf(why, "more than %d tensors in a segment",
+                               MAX_R);
                     return -1;
+                }
                 sp = strchr(nm, ' ');
-                r[*nr].lo = a;
-                char *c = tl_xcalloc((size_t)(sp - nm) + 1, 1);
+                c = tl_xcalloc((size_t)(sp - nm) + 1, 1);
                 memcpy(c, nm, (size_t)(sp - nm));
+                r[*nr].lo = a;
                 r[*nr].name = c;
                 r[*nr].out = p[1] == 'o';
                 ++*nr;
-            } else if (z > *top) {
-                *top = z;
+            } else {
+                if (z > *top)
+                    *top = z;
+                if (low < 0 || a < low)
+                    low = a;
             }
         }
         p += len + (nl != NULL);
@@ -245,6 +253,11 @@ static int scan(const char *text, Region *r, int *nr, int64_t *top,
             r[j] = r[j - 1];
             r[j - 1] = t;
         }
+    if (!*nr || (low >= 0 && low < r[0].lo)) {
+        buf_printf(why, "a segment that addresses DRAM outside its "
+                        "tensors");
+        return -1;
+    }
     return 0;
 }
 
