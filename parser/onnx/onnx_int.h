@@ -135,6 +135,12 @@ int ox_broadcast(OxModel *m, const OxValue *a, const OxValue *b, int *rank,
  * output of rank orank (numpy broadcasting). */
 void ox_read_bcast(TlBuf *b, OxValue *v, int orank, const int64_t *odims);
 void ox_lhs(TlBuf *b, const char *id, int rank);
+/* The same with v's ranges declared ("y[i0 in 0..2, i1 in 0..5] = "):
+ * for an output whose size is counted from data (NonZero's, NMS's),
+ * which its readers index with data (GatherND of NonZero's positions),
+ * so that its extent is fixed by its definition (SPEC 6.4); a graph
+ * output's are its declared shape already. */
+void ox_lhs_fixed(OxModel *m, TlBuf *b, const OxValue *v);
 int64_t ox_numel(const OxValue *v);
 /* Reading v through boundary helper `helper` ("zero_pad" or
  * "clamp_edge"): writes what to index instead of "v.helper".  A
@@ -322,8 +328,9 @@ OxOpFn ox_str_op(const char *name);
 /* onnx_ops_dd.c, for ops whose output's size depends on data: is v's
  * value known at import (0), else -1 after a message; the i64 scalar
  * `count` that `stages` compute from ins[nin] at import (ox_eval),
- * at least 1, else -1 after a message (an empty output; stages that
- * do not run are an internal error: a bug of the importer's). */
+ * 0 or more (0: the output is empty, a zero axis; stages that do not
+ * run, or a negative count, are an internal error: a bug of the
+ * importer's). */
 int ox_dd_known(OxModel *m, const OxValue *v);
 int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin);
 /* Dropout in training mode (onnx_ops_random.c): data x, the ratio (a

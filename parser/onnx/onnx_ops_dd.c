@@ -109,10 +109,12 @@ int64_t ox_dd_count(OxModel *m, const char *stages, OxValue **ins, int nin)
                           "interpreter:\n%s", ox_node_label(m), stages);
     k = tl_tensor_get_i64(t, NULL);
     tl_tensor_unref(t);
-    if (k < 1) {
-        ox_unsupported(m, "the output would be empty (not supported)");
-        return -1;
-    }
+    /* 0 is a size like any other (SPEC 5: an extent may be 0): the
+     * output has a zero axis, and its stages compute nothing. */
+    if (k < 0)
+        tl_internal_error(__FILE__, __LINE__, "node '%s': the stages "
+                          "that count its output give %lld:\n%s",
+                          ox_node_label(m), (long long)k, stages);
     return k;
 }
 
@@ -157,7 +159,7 @@ static int op_nonzero(OxModel *m)
     buf_puts(b, ", 1, 0)\n");
     if (!(y = ox_out(m, 0, DT_I64, 2, dims)))
         return -1;
-    ox_lhs(b, y->id, 2);
+    ox_lhs_fixed(m, b, y);
     buf_puts(b, "sum(");
     over_all(b, x, "r");
     buf_puts(b, ") select(");
@@ -366,17 +368,18 @@ static int op_unique(OxModel *m)
     buf_free(&cnt);
     if (x->rank > 1 && sorted)
         order_stages(m, b, x, (int)a, lt, sizeof lt);
-    /* at: where each element's value first occurs */
-    at = ox_ident(m, "unique_at");
-    snprintf(c, sizeof c, eq, "r0", "i0");
-    buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s && %s[r0] == "
-               "0, i64(r0), 0)\n", at, (long long)n, c, first);
     rank = ox_ident(m, "unique_rank");
     if (sorted) {
         snprintf(c, sizeof c, lt, "r0", "i0");
         buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s[r0] == 0 "
                    "&& %s, i64(1), 0)\n", rank, (long long)n, first, c);
     } else {
+        /* at: where each element's value first occurs (unsorted, the
+         * unique values are in that order) */
+        at = ox_ident(m, "unique_at");
+        snprintf(c, sizeof c, eq, "r0", "i0");
+        buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s && %s[r0] "
+                   "== 0, i64(r0), 0)\n", at, (long long)n, c, first);
         buf_printf(b, "    %s[i0] = sum(r0 in 0..%lld) select(%s[r0] == 0 "
                    "&& i64(r0) < %s[i0], i64(1), 0)\n", rank, (long long)n,
                    first, at);

@@ -615,10 +615,6 @@ static int op_compress(OxModel *m)
     len = c->dims[0] < n ? c->dims[0] : n;
     for (idx[0] = 0; idx[0] < len; idx[0]++)
         k += tl_tensor_get_i64(c->cval, idx) != 0;
-    if (!k) {
-        ox_unsupported(m, "the condition keeps nothing (an empty output)");
-        return -1;
-    }
     tdims[0] = k;
     tdims[1] = x->rank;
     t = tl_tensor_new(DT_I64, aa ? 1 : 2, tdims, NULL, 0);

@@ -277,7 +277,7 @@ static int op_nms(OxModel *m)
     dims[1] = 3;
     if (!(y = ox_out(m, 0, DT_I64, 2, dims)))
         return -1;
-    ox_lhs(b, y->id, 2);
+    ox_lhs_fixed(m, b, y);
     buf_puts(b, "sum(");
     over_choices(b, d);
     buf_printf(b, ") select(%s[r0, r1, r2] && %s[r0, r1, r2] == i0, "

@@ -532,6 +532,14 @@ static int op_argmax(OxModel *m)
     if (!(y = ox_out(m, 0, DT_I64, rank, dims)))
         return -1;
     d = x->dims[a];
+    /* The position of the largest of nothing: ONNX gives no value
+     * (nor does the language: RT_EMPTY_ARG_REDUCE), so such a model
+     * has no result to import. */
+    if (!d && ox_numel(y)) {
+        ox_unsupported(m, "axis %d of '%s' is empty, so %s has no value "
+                       "there", a, x->name, m->node->op_type);
+        return -1;
+    }
     ox_comment(m);
     ox_lhs(&m->body, y->id, rank);
     if (last)

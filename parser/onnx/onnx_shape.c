@@ -216,6 +216,24 @@ void ox_lhs(TlBuf *b, const char *id, int rank)
     buf_puts(b, "] = ");
 }
 
+void ox_lhs_fixed(OxModel *m, TlBuf *b, const OxValue *v)
+{
+    /* A graph output's ranges are its declared shape (an output may
+     * not declare them again). */
+    if (!m->scope)
+        for (size_t i = 0; i < m->g->n_output; i++)
+            if (m->g->output[i]->name &&
+                !strcmp(m->g->output[i]->name, v->name)) {
+                ox_lhs(b, v->id, v->rank);
+                return;
+            }
+    buf_printf(b, "    %s[", v->id);
+    for (int j = 0; j < v->rank; j++)
+        buf_printf(b, "%si%d in 0..%lld", j ? ", " : "", j,
+                   (long long)v->dims[j]);
+    buf_puts(b, "] = ");
+}
+
 void ox_int_lit(TlBuf *b, int64_t x)
 {
     if (x == INT64_MIN)     /* 9223372036854775808 is no literal */

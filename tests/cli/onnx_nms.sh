@@ -55,7 +55,6 @@ refused_bound() {
     import_says "r_$1.onnx: node 'sel' (NonMaxSuppression, opset 11): $2" \
         "r_$1.onnx" $binds
 }
-refused_bound none "the output would be empty (not supported)"
 refused_bound center "center_point_box 2 is not 0 or 1"
 refused_bound shape "the boxes must be [batches, N, 4] and the scores \
 [batches, classes, N]"

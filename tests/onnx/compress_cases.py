@@ -46,10 +46,6 @@ for k, (m, ins, outs) in enumerate(cases):
 onnx.save(model(H.make_node('Compress', ['x', 'c'], ['y'], axis=0),
                 [vi('x', F, [2, 4, 3]), vi('c', TP.BOOL, [2])],
                 [vi('y', F, None)]), 'r_data.onnx')
-onnx.save(model(H.make_node('Compress', ['x', 'c'], ['y'], axis=0),
-                [vi('x', F, [2, 4, 3])], [vi('y', F, None)],
-                [numpy_helper.from_array(np.zeros(2, bool), 'c')]),
-          'r_none.onnx')
 onnx.save(model(H.make_node('Compress', ['x', 'c'], ['y'], axis=3),
                 [vi('x', F, [2, 4, 3])], [vi('y', F, None)],
                 [numpy_helper.from_array(c1, 'c')]), 'r_axis.onnx')

@@ -128,7 +128,6 @@ def main():
     one[0, 0, :2] = 0
     sc = np.ones((1, 1, 1), np.float32)
     shp = [[1, 1, 4], [1, 1, 1], [1]]
-    refuse('none', nms_model(3, None, shp), [one, sc, np.array([0])])
     refuse('center', nms_model(3, 2, shp), [one, sc, np.array([1])])
     refuse('shape', nms_model(3, None, [[1, 1, 4], [1, 1, 2], [1]]),
            [one, np.ones((1, 1, 2), np.float32), np.array([1])])
