@@ -1018,6 +1018,10 @@ static int exec_let(TlInterp *ip, TlStmt *st)
 
     if (itp_eval(ip, st->value, &v) < 0)
         return -1;
+    if (l->declared && itp_literal_tensor(&v, l) < 0) {
+        itp_value_free(&v);
+        return -1;
+    }
     if (l->declared && l->verify && check_decl(ip, l, &v) < 0) {
         itp_value_free(&v);
         return -1;

@@ -43,6 +43,10 @@ struct TlInterp {
 
 /* The binding of let (exact definition), or the latest of name. */
 TL_INTERNAL ItpBinding *itp_find_let(TlInterp *ip, const TlLet *let);
+/* literal.c: v, the value of declared let l, made the tensor it writes
+ * when it is a tensor literal (a list, or a string for a str scalar:
+ * SPEC 11.1); 0, or -1 when the tensor cannot be made. */
+TL_INTERNAL int itp_literal_tensor(TlValue *v, const TlLet *l);
 TL_INTERNAL ItpBinding *itp_find_name(TlInterp *ip, const char *name);
 /* Binds name (defined by let, may be NULL) to v, taking v over.  An
  * earlier binding of the name is dropped unless a kernel may still read

@@ -1263,10 +1263,21 @@ static void let_decl(Chk *c, TlLet *l, TlExpr **slot, TVal v,
                      TlSymExpr **shape)
 {
     const TlParam *p = l->stmt->decl;
-    int rank = p->shape.n, bad_shape = 0, bad_type = 0, verify = 0;
+    int rank = p->shape.n, bad_shape = 0, bad_type = 0, verify = 0, lit;
 
     if (v.kind == TV_ERR || !shape)
         return;
+    /* a tensor literal: its type is the declaration (checklit.c) */
+    lit = chk_let_literal(c, l->name, slot, p->dtype, rank, shape,
+                          decl_text(c, p, shape));
+    if (lit) {
+        if (lit > 0) {
+            set_let(c, l, p->dtype, rank, shape);
+            l->declared = 1;
+            l->verify = 0;
+        }
+        return;
+    }
     if (v.kind != TV_VALUE) {
         bad_shape = 1;
     } else {

@@ -124,6 +124,8 @@ X(TOP_TENSOR_ARITH, ERROR, "'%s' on whole tensors is not supported in top-level 
 X(NEG_UNSIGNED, ERROR, "unary '-' cannot be applied to '%s' values")
 X(ARG_REDUCE_VARS, ERROR, "'%s' takes exactly one reduction variable, not %d")
 X(LET_DECL_MISMATCH, ERROR, "'%s' is declared %s but its value is %s")
+/* A tensor literal that does not fit its let's type (SPEC 11.1). */
+X(LET_LITERAL, ERROR, "the literal of '%s' does not fit its type %s: %s")
 X(DTYPE_CONFLICT, ERROR, "dtype variable '%s' of '%s' is '%s' from %s but '%s' from %s")
 X(DTYPE_UNBOUND, ERROR, "dtype variable '%s' of '%s' is not bound by any argument")
 X(DTYPE_KIND, ERROR, "%s of '%s' is '%s', but dtype variable '%s' must be %s")

@@ -239,6 +239,19 @@ TL_INTERNAL void chk_top_stmt(Chk *c, TlItem *it);
 TL_INTERNAL void chk_let(Chk *c, TlLet *l);
 
 /* ====================================================================
+ * checklit.c - tensor literals of a top-level `let` (SPEC 11.1)
+ * ==================================================================== */
+
+/* Is *slot (of `let name: dt[shape] = ...`, its type written `decl`)
+ * a tensor literal: a list, or a string for a str scalar?  0 when it
+ * is not (the caller checks it as any value), 1 when it is one that
+ * fits the type (its numbers retyped to dt), -1 after reporting why it
+ * does not (LET_LITERAL). */
+TL_INTERNAL int chk_let_literal(Chk *c, const char *name, TlExpr **slot,
+                                TlDType dt, int rank, TlSymExpr **shape,
+                                const char *decl);
+
+/* ====================================================================
  * checkprior.c - names of earlier programs (TlCheckOpts.prior)
  * ==================================================================== */
 

@@ -85,6 +85,63 @@ static void put_type(TlBuf *b, const OxValue *v)
     buf_putc(b, ']');
 }
 
+/* A string constant (an initializer, a Constant) is written in the
+ * source as a tensor literal (SPEC 11.1), since the weights file
+ * (.safetensors) holds no strings: `let stop: str[3] = ["a", "the",
+ * "of"]`.  Only small ones, which read as a list: a larger one is
+ * refused (-1 after the message). */
+#define OX_STR_LIT_MAX 256
+#define OX_STR_LIT_BYTES 4096
+
+/* The elements of c from *k on, nested from axis d: "[...]" per axis,
+ * a string literal per element; -1 at a string none can write. */
+static int put_strs(TlBuf *b, const TlTensor *c, int d, int64_t *k)
+{
+    if (d == c->rank) {
+        const char *s = tl_str_at((const char *)c->data + (*k)++ * 8);
+        return ox_str_lit(b, (const uint8_t *)s, strlen(s));
+    }
+    buf_putc(b, '[');
+    for (int64_t i = 0; i < c->shape[d]; i++) {
+        buf_puts(b, i ? ", " : "");
+        if (put_strs(b, c, d + 1, k) < 0)
+            return -1;
+    }
+    buf_putc(b, ']');
+    return 0;
+}
+
+static int str_literal(OxModel *m, TlBuf *b, const OxValue *v)
+{
+    TlTensor *c = tl_tensor_contiguous(v->cval);
+    int64_t n = tl_tensor_numel(c), bytes = 0, k = 0;
+    TlBuf lit;
+    int rc = -1;
+
+    for (int64_t i = 0; i < n; i++)
+        bytes += (int64_t)strlen(tl_str_at((const char *)c->data + i * 8));
+    buf_init(&lit);
+    if (n > OX_STR_LIT_MAX || bytes > OX_STR_LIT_BYTES)
+        ox_fail(m, "string constant '%s' has %lld strings of %lld bytes in "
+                "all (at most %d strings and %d bytes are written in the "
+                "source; the weights file holds no strings)", v->name,
+                (long long)n, (long long)bytes, OX_STR_LIT_MAX,
+                OX_STR_LIT_BYTES);
+    else if (put_strs(&lit, c, 0, &k) < 0)
+        ox_fail(m, "string constant '%s' holds a string with a control "
+                "byte, which a tdsl string cannot write", v->name);
+    else
+        rc = 0;
+    if (!rc) {
+        buf_printf(b, "let %s: ", v->id);
+        put_type(b, v);
+        buf_printf(b, " = %s\n", lit.s);
+    }
+    buf_free(&lit);
+    tl_tensor_unref(c);
+    return rc;
+}
+
 /* Whether no node reads input v's values or shape: no node takes it,
  * or only CastLike as its second input, which gives the dtype alone.
  * Such an input takes a shape pack (any shape; the kernel is generic):
@@ -458,6 +515,11 @@ static int build_text(OxModel *m, TlBuf *t, TlNamedTensor **wts, int *nw)
         OxValue *v = m->v[i];
         if (v->kind != OX_INIT || !v->used)
             continue;
+        if (v->dt == DT_STR) {
+            if (str_literal(m, t, v) < 0)
+                goto fail;
+            continue;
+        }
         buf_printf(t, "let %s: ", v->id);
         put_type(t, v);
         buf_printf(t, " = load(\"%s\", \"%s\")\n", "WEIGHTS", v->id);
@@ -647,14 +709,6 @@ static int import_pass(OxModel *m, const TlOnnxBind *binds, int nbinds,
         }
         if (!(t = ox_tensor_from_proto(m, p)))
             return -1;
-        /* TODO(issue 5): small str initializers could be written as
-         * literals in the source. */
-        if (t->dtype == DT_STR) {
-            ox_fail(m, "initializer '%s' is a string tensor, which the "
-                    "weights file (.safetensors) cannot hold", p->name);
-            tl_tensor_unref(t);
-            return -1;
-        }
         if (!add_const(m, p->name, t))
             return -1;
     }

@@ -325,6 +325,10 @@ OxOpFn ox_dd_op(const char *name);
 OxOpFn ox_nms_op(const char *name);
 OxOpFn ox_random_op(const char *name);
 OxOpFn ox_str_op(const char *name);
+/* onnx_ops_str.c: appends s[n] as a tdsl string literal; -1 when it
+ * cannot be one (a NUL or another control byte the literal has no
+ * escape for). */
+int ox_str_lit(TlBuf *b, const uint8_t *s, size_t n);
 /* onnx_ops_dd.c, for ops whose output's size depends on data: is v's
  * value known at import (0), else -1 after a message; the i64 scalar
  * `count` that `stages` compute from ins[nin] at import (ox_eval),

@@ -22,9 +22,7 @@
 
 #define STR_MAX 4096
 
-/* Appends s as a tdsl string literal; -1 when it cannot be one (a NUL
- * or another control byte the literal has no escape for). */
-static int put_lit(TlBuf *b, const uint8_t *s, size_t n)
+int ox_str_lit(TlBuf *b, const uint8_t *s, size_t n)
 {
     buf_putc(b, '"');
     for (size_t i = 0; i < n; i++) {
@@ -70,7 +68,7 @@ static int kept(TlBuf *b, OxValue *x, const char *var,
         buf_puts(b, sens ? "" : "lower(");
         read_elem(b, x, var);
         buf_puts(b, sens ? " != " : ") != lower(");
-        if (put_lit(b, sw->strings[i].data, sw->strings[i].len) < 0)
+        if (ox_str_lit(b, sw->strings[i].data, sw->strings[i].len) < 0)
             return -1;
         buf_puts(b, sens ? "" : ")");
     }
@@ -165,7 +163,7 @@ static int op_strnorm(OxModel *m)
         TlBuf t;
         int bad;
         buf_init(&t);
-        bad = put_lit(&t, sw->strings[i].data, sw->strings[i].len);
+        bad = ox_str_lit(&t, sw->strings[i].data, sw->strings[i].len);
         buf_free(&t);
         if (bad) {
             ox_unsupported(m, "stopword %zu holds a control byte, which a "

@@ -58,6 +58,4 @@ import_refused r_matrix "node 'y' (StringNormalizer, opset 10): input \
 import_says "r_control.onnx: node 'y' (StringNormalizer, opset 10): \
 stopword 0 holds a control byte, which a tdsl string cannot" \
     r_control.onnx --bind "#0=r_control_in0.pb"
-import_refused r_init "initializer 'w' is a string tensor, which the \
-weights file (.safetensors) cannot hold"
 exit 0

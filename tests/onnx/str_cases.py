@@ -106,9 +106,6 @@ def main():
     refuse('unbound', {'stopwords': ['a']}, ['a', 'b'])
     refuse('matrix', {}, [['a'], ['b']])
     refuse('control', {'stopwords': ['a\x01']}, ['a'])
-    onnx.save(model([N('Identity', ['w'], ['y'])], [], [vi('y', S, [1])],
-                    [numpy_helper.from_array(strs(['w']), 'w')]),
-              'r_init.onnx')
     with open('s_count', 'w') as f:
         f.write('%d\n' % len(ss))
     print(len(ms))
