@@ -144,7 +144,11 @@ typedef enum {
  * X(NAME, spelling, arguments, on integers too)
  * All take and return one type; only abs also works on integers;
  * except uniform and normal (ints 2), which take two i64 (a seed and a
- * counter) and give f32 (lang/rng.h). */
+ * counter) and give f32 (lang/rng.h); and fnv (ints 3): fnv(h, v) is
+ * the i64 FNV-1a hash h continued over the bytes of the scalar v of any
+ * dtype as a buffer stores it (bool one byte, f16/bf16 their 16 bits),
+ * in memory order: tl_tensor_hash's step (hash(x) of a tensor the
+ * kernel computes, SPEC 6.8). */
 #define LIR_CALLS(X)                                                     \
     X(EXP, "exp", 1, 0)                                                  \
     X(FAST_EXP, "fast_exp", 1, 0)                                        \
@@ -171,7 +175,8 @@ typedef enum {
     X(ROUND, "round", 1, 0)                                              \
     X(POW, "pow", 2, 0)                                                  \
     X(UNIFORM, "uniform", 2, 2)                                          \
-    X(NORMAL, "normal", 2, 2)
+    X(NORMAL, "normal", 2, 2)                                            \
+    X(FNV, "fnv", 2, 3)
 
 typedef enum {
 #define X(n, sp, nargs, ints) LC_##n,

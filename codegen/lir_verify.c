@@ -296,6 +296,15 @@ static void call(V *v, const LExpr *e, const LStmt *st)
                 lir_call_nargs(e->fn), e->nargs);
         return;
     }
+    if (lir_call_ints(e->fn) == 3) {        /* fnv(i64 h, any v): i64 */
+        if (e->args[0] && e->args[1] &&
+            (!lir_type_eq(e->args[0]->type, lir_type(DT_I64, 1)) ||
+             e->args[1]->type.lanes != 1 ||
+             !lir_type_eq(e->type, lir_type(DT_I64, 1))))
+            problem(v, e, st, "'%s' takes an i64 and a scalar, and gives "
+                    "an i64", name);
+        return;
+    }
     for (int i = 0; i < e->nargs; i++) {
         const LExpr *a = e->args[i];
         if (!a)

@@ -101,11 +101,66 @@ LVar *cg_extern_fn(Lw *L, TlExternInfo *x)
     return L->params[L->np - 1].var;
 }
 
-/* hash(x) (SPEC 6.8): an i64 parameter that the runner computes from
- * the kernel's input x (tl_tensor_hash; the C entry the same, aot.c).
- * In an inlined call x is the caller's tensor it stands for, which
- * must be an input of the kernel lowered. */
-LExpr *cg_hash_param(Lw *L, TlExpr *e)
+/* hash(x) of a tensor the kernel computes: in an inlined call, x
+ * stands for a stage of the caller (or its result of another call).
+ * The hash is tl_tensor_hash's, in the kernel: FNV-1a over the dtype's
+ * number, the rank and the extents (each an i64), then over the
+ * elements in row-major order, each read as the callee reads x (from
+ * the buffer, or computed where the stage is inline), through a serial
+ * loop nest whose every step continues the one before (LC_FNV, the
+ * generated C's tl_fnv). */
+static LExpr *hash_computed(Lw *L, TlExpr *e, const TlFunc *x, SList *pre)
+{
+    FInfo *fi = cg_find_finfo(L, x);
+    LVar *h = lir_buffer(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                         "hash.%s", x->name)), DT_I64);
+    LVar *iv[TL_MAX_RANK];
+    LExpr *z = i64c(L, 0), *idx[TL_MAX_RANK], *head[TL_MAX_RANK + 2];
+    LExpr *cur;
+    SList body = {0};
+    LStmt *loop;
+    int nh = 0;
+
+    if (x->dtype == DT_STR) {
+        cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'hash' of "
+                       "the str tensor '%s', which the kernel computes,",
+                       x->name));
+        return i64c(L, 0);
+    }
+    TL_ASSERT(fi);
+    cg_sl_add(pre, lir_alloc(L->s, h, LM_STACK, &(LExpr *){i64c(L, 1)}, 1));
+    cur = i64c(L, (int64_t)0xcbf29ce484222325ull);
+    head[nh++] = i64c(L, (int64_t)x->dtype);
+    head[nh++] = i64c(L, x->rank);
+    for (int j = 0; j < x->rank; j++)
+        head[nh++] = to_dt(L, DT_I64, fi->ext[j]);
+    for (int i = 0; i < nh; i++)
+        cur = lir_call(L->s, LC_FNV, (LExpr *[]){cur, head[i]}, 2);
+    cg_sl_add(pre, lir_store(L->s, h, &z, 1, cur));
+    for (int j = 0; j < x->rank; j++) {
+        iv[j] = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                        "hash.%s.i%d", x->name, j)), lir_type(DT_I64, 1));
+        idx[j] = lir_ref(L->s, iv[j]);
+    }
+    cur = cg_read_at(L, x, idx, e->loc, &body);
+    cg_sl_add(&body, lir_store(L->s, h, &z, 1, lir_call(L->s, LC_FNV,
+              (LExpr *[]){lir_load(L->s, h, &z, 1), cur}, 2)));
+    loop = cg_sl_done(L, &body);
+    for (int j = x->rank - 1; j >= 0; j--) {
+        LExpr *lo = to_dt(L, DT_I64, fi->lo[j]);
+        loop = lir_for(L->s, LP_SERIAL, 0, NULL, iv[j], lo,
+                       bin(L, LO_ADD, lo, to_dt(L, DT_I64, fi->ext[j])),
+                       loop);
+    }
+    cg_sl_add(pre, loop);
+    return lir_load(L->s, h, &z, 1);
+}
+
+/* hash(x) (SPEC 6.8): of the kernel's input x, an i64 parameter that
+ * the runner computes (tl_tensor_hash; the C entry the same, aot.c).
+ * In an inlined call x is the caller's tensor it stands for: an input
+ * of the kernel lowered, or a tensor it computes (hash_computed). */
+LExpr *cg_hash_param(Lw *L, TlExpr *e, SList *pre)
 {
     const TlFunc *f = e->args.v[0]->sym;
     FInfo *fi = cg_find_finfo(L, f);
@@ -114,13 +169,8 @@ LExpr *cg_hash_param(Lw *L, TlExpr *e)
         fi = &L->fs[fi->alias];
         f = fi->f;
     }
-    if (f->kind != FN_INPUT || f->kernel != L->k) {
-        /* TODO(issue 5): hash a computed tensor in the kernel (a
-         * sequential loop the loop IR has no bit operations for). */
-        cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'hash' of "
-                       "'%s', which the kernel computes,", f->name));
-        return lir_int(L->s, DT_I64, 0);
-    }
+    if (f->kind != FN_INPUT || f->kernel != L->k)
+        return hash_computed(L, e, e->args.v[0]->sym, pre);
     for (int i = 0; i < L->np; i++)
         if (L->cps[i].kind == CGP_HASH && L->cps[i].f == f)
             return lir_ref(L->s, L->params[i].var);

@@ -185,6 +185,39 @@ static LExpr *inline_read(Lw *L, TlExpr *e, TlFunc *f, FInfo *fi,
     return val;
 }
 
+LExpr *cg_read_at(Lw *L, const TlFunc *f, LExpr **idx, TlLoc loc,
+                  SList *pre)
+{
+    FInfo *fi = cg_find_finfo(L, f);
+    int saved = L->nvars, ctx = L->ctx;
+    LExpr *off, *val;
+
+    if (fi && fi->inl) {
+        /* as inline_read: the value's index variables are the indices */
+        const TlFunc *vf = fi->vf ? fi->vf : f;
+        if (fi->vf)
+            L->ctx = fi->vctx;
+        for (int j = 0; j < f->rank; j++) {
+            LVar *v = lir_var(L->s, cg_fresh(L, arena_printf(&L->s->arena,
+                              "%s.%s", vf->name, vf->axes[j].var->name)),
+                              lir_type(DT_I32, 1));
+            cg_sl_add(pre, lir_let(L->s, v, to_dt(L, DT_I32, idx[j])));
+            cg_map_var(L, vf->axes[j].var, v);
+        }
+        val = to_dt(L, f->dtype, cg_lower_expr(L, vf->value, pre));
+        L->nvars = saved;
+        L->ctx = ctx;
+        return val;
+    }
+    if (!fi || !fi->buf || fi->nest) {
+        cg_unsupported(L, loc, arena_printf(&L->s->arena, "reading '%s' "
+                                            "here", f->name));
+        return lir_const(L->s, lir_type(f->dtype, 1), 0);
+    }
+    off = cg_offset(L, fi, f->rank, idx, 0);
+    return lir_load(L->s, fi->buf, &off, 1);
+}
+
 static LExpr *lower_read(Lw *L, TlExpr *e, TlFunc *f, TlRead *r,
                          SList *pre)
 {
@@ -442,7 +475,7 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
 
     if (n > 3) n = 3;
     if (b->id == BI_HASH)
-        return cg_hash_param(L, e);
+        return cg_hash_param(L, e, pre);
     if (b->id == BI_SELECT) {
         /* Lazy: each side's statements run only when it is chosen. */
         LExpr *c = cg_lower_expr(L, e->args.v[0], pre);

@@ -93,7 +93,12 @@ typedef struct Lw {
     int nasrt;
 } Lw;
 
-LExpr *cg_hash_param(Lw *L, TlExpr *e);
+LExpr *cg_hash_param(Lw *L, TlExpr *e, SList *pre);
+/* The element of f (of this context) at absolute indices idx[] (i64,
+ * in its domain): loaded from its buffer, or computed where f is
+ * inline; for hash(x) of a tensor the kernel computes (lower.c). */
+LExpr *cg_read_at(Lw *L, const TlFunc *f, LExpr **idx, TlLoc loc,
+                  SList *pre);
 
 static inline LExpr *i64c(Lw *L, int64_t v)
 {

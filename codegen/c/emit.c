@@ -180,6 +180,17 @@ static const char helpers[] =
     "    if (v >= 0x1p64) return UINT64_MAX;\n"
     "    return (uint64_t)v;\n"
     "}\n"
+    "/* hash(x) of a tensor the kernel computes (SPEC 6.8): FNV-1a over\n"
+    " * the bytes of one element as a buffer stores it, continuing h;\n"
+    " * tl_tensor_hash's step (lang/tensor.c). */\n"
+    "TL_HELPER int64_t tl_fnv(int64_t h, const void *p, int n)\n"
+    "{\n"
+    "    const unsigned char *q = (const unsigned char *)p;\n"
+    "    uint64_t u = (uint64_t)h;\n"
+    "    for (int i = 0; i < n; i++)\n"
+    "        u = (u ^ q[i]) * 0x100000001b3ull;\n"
+    "    return (int64_t)u;\n"
+    "}\n"
     "TL_HELPER double tl_sigmoid(double x)\n"
     "{\n"
     "    return 1.0 / (1.0 + exp(-x));\n"
@@ -522,6 +533,19 @@ static void call(TlBuf *b, const LExpr *e)
     if (e->fn == LC_UNIFORM || e->fn == LC_NORMAL) {
         call2(b, t, e->fn == LC_UNIFORM ? "tl_uniformf" : "tl_normalf",
               "int64_t", e->args[0], e->args[1]);
+        return;
+    }
+    if (e->fn == LC_FNV) {
+        /* the element's bytes as its buffer holds them (btype) */
+        TlDType vt = e->args[1]->type.dt;
+        buf_puts(b, "tl_fnv(");
+        expr(b, e->args[0]);
+        buf_printf(b, ", &(%s){", btype(vt));
+        if (is_half(vt))
+            buf_puts(b, vt == DT_F16 ? "tl_fh16(" : "tl_fbf16(");
+        expr(b, e->args[1]);
+        buf_printf(b, "%s}, (int)sizeof(%s))", is_half(vt) ? ")" : "",
+                   btype(vt));
         return;
     }
     if (!dt_is_float(dt)) {
