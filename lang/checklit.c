@@ -94,6 +94,12 @@ int chk_let_literal(Chk *c, const char *name, TlExpr **slot, TlDType dt,
     if (!*slot || !((*slot)->kind == EX_LIST ||
                     (rank == 0 && dt == DT_STR && (*slot)->kind == EX_STR)))
         return 0;
+    if (rank > TL_MAX_RANK) {
+        char why[100];
+        snprintf(why, sizeof why, "a tensor has at most %d axes, not %d",
+                 TL_MAX_RANK, rank);
+        return bad(&L, *slot, why);
+    }
     for (int i = 0; i < rank; i++)
         if (!shape[i] || !tl_sym_const(shape[i], &L.want[i]))
             return -1;      /* (a size that is no constant: reported) */
