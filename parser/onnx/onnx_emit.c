@@ -295,12 +295,23 @@ done:
 static int import_nodes(OxModel *m)
 {
     Onnx__GraphProto *g = m->g;
+    unsigned char *live = ox_live_nodes(g);
 
     for (size_t i = 0; i < g->n_node && !m->error; i++) {
         progress(m, i, g->n_node);
-        if (ox_import_node(m, g->node[i]) < 0)
+        if (!live[i]) {
+            m->node = g->node[i];
+            ox_comment(m);
+            m->body.len--;
+            buf_puts(&m->body, " (nothing reads its outputs: left out)\n");
+            continue;
+        }
+        if (ox_import_node(m, g->node[i]) < 0) {
+            free(live);
             return -1;
+        }
     }
+    free(live);
     m->node = NULL;
     return m->error ? -1 : 0;
 }

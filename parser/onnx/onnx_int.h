@@ -4,7 +4,8 @@
  * data), the emitter's state, and the op tables.  Reading is in
  * onnx_read.c, the value table and shape helpers in onnx_shape.c,
  * constant folding in onnx_fold.c, symbolic input sizes in onnx_sym.c,
- * the Graphviz form in onnx_dot.c, graph inputs in onnx_input.c, values
+ * the Graphviz form in onnx_dot.c, the nodes that reach an output in
+ * onnx_live.c, graph inputs in onnx_input.c, values
  * the importer makes itself (slices, stacks) in onnx_values.c, the ops
  * in onnx_ops_*.c (by family: elementwise, nn, conv, tensor, loss,
  * einsum, grid, misc, resize, rnn, scatter, text, quant, control, seq),
@@ -178,6 +179,9 @@ int ox_plain_index(const char *s);
 int ox_dims_ok(int rank, const int64_t *dims);
 TlDType ox_dtype(int32_t onnx);
 int ox_check_graph(OxModel *m);
+/* live[i]: whether node i of g reaches a graph output (onnx_live.c);
+ * the caller frees the array. */
+unsigned char *ox_live_nodes(const Onnx__GraphProto *g);
 void ox_float_lit(TlBuf *b, double x);
 
 /* onnx_sym.c */
