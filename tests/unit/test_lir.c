@@ -1531,6 +1531,41 @@ static void test_simplify(void)
     tl_session_free(s);
 }
 
+/* ====================================================================
+ * Loop fusion's memory
+ * ==================================================================== */
+
+/* pass_fuse.c tries every loop of a block as a producer; its scratch
+ * access lists (330 KB each) must not come from the session's arena at
+ * every try: that held 95 MB for the ONNX encoder's lowering.  40 loops
+ * that do not fuse (each reads what the one before wrote, from other
+ * ranges) are 40 tries; what the pass leaves in the arena is bounded
+ * by a few of its nodes per try. */
+static void test_fuse_memory(void)
+{
+    TlSession *s = tl_session_new();
+    TlBuf text;
+    LFunc *f;
+    size_t before;
+
+    buf_init(&text);
+    buf_printf(&text, "func f(X: f32*, Y: f32*) {\n");
+    for (int k = 0; k < 40; k++)
+        buf_printf(&text, "  for i in 0 .. %d {\n"
+                          "    Y[i] = X[i + %d]\n"
+                          "  }\n", 8 + k, k);
+    buf_printf(&text, "}\n");
+    f = lir_parse(s, "t", text.s, text.len, NULL);
+    CHECK(f != NULL);
+    if (f) {
+        before = s->arena.used_total;
+        CHECK(lir_fuse_loops(s, f) == f);
+        CHECK(s->arena.used_total - before < 256 * 1024);
+    }
+    buf_free(&text);
+    tl_session_free(s);
+}
+
 int main(void)
 {
     const char *seed_env = getenv("TDSL_LIR_SEED");
@@ -1542,6 +1577,7 @@ int main(void)
     test_verify();
     test_mutate();
     test_simplify();
+    test_fuse_memory();
     test_damage();
     test_random_exprs(seed);
     test_random(seed);
