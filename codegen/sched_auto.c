@@ -101,8 +101,16 @@
  * (strided: a vector literal of W scalar loads, emit_vec.c's
  * strided_load); loading W contiguous elements of each of W rows and
  * transposing them in registers would load W times fewer vectors.
- * The encoder's row reductions are 8.4 us of its 360 (bench/README,
- * 2026-11-29), so at most about 2% is left there.
+ * Alone that gains little: the encoder's row reductions (4 x 64 rows
+ * of 64, max and sum; 64 rows of 128, mean and variance) take about
+ * 4.4 cycles per 8-lane term, both the 8 scalar loads' bound (2 a
+ * cycle) and the add's latency (one chain per lane, in order), and two
+ * vectors of rows side by side (xo split by 2, unrolled: two chains)
+ * ran no faster, 9.0 -> 9.2 us (bench/README, 2026-11-29, 09:04).  So
+ * the transpose (16 shuffles a block with 128-bit loads) and two row
+ * vectors together, at best about 2x on 9 us of the encoder's 360.
+ * It needs a shuffle in the LIR (there is none: LE_RAMP and
+ * LE_BROADCAST only).
  * Rule 2's B rows a power of two apart (2 KB in the encoder) share a
  * few L1 sets, so a tile's B vectors come from L2 each time; a packed
  * copy of B's panel (bench/tdsl_kernels.tdsl's matmul packs by hand)
