@@ -31,9 +31,10 @@ static size_t name_hash(const char *s)
     return h;
 }
 
+/* (protobuf-c leaves an empty string NULL: neither is a name) */
 static int names_has(const Names *t, const char *s)
 {
-    if (!t->cap)
+    if (!s || !*s || !t->cap)
         return 0;
     for (size_t i = name_hash(s) & (t->cap - 1); t->slot[i];
          i = (i + 1) & (t->cap - 1))
@@ -44,7 +45,7 @@ static int names_has(const Names *t, const char *s)
 
 static void names_add(Names *t, const char *s)
 {
-    if (!*s || names_has(t, s))
+    if (!s || !*s || names_has(t, s))
         return;
     if (2 * (t->n + 1) > t->cap) {
         Names g = {NULL, t->cap ? 2 * t->cap : 64, 0};
@@ -101,7 +102,7 @@ unsigned char *ox_live_nodes(const Onnx__GraphProto *g)
         const Onnx__NodeProto *n = g->node[i];
         live[i] = !n->n_output;
         for (size_t j = 0; j < n->n_output; j++) {
-            live[i] |= *n->output[j] && names_has(&made, n->output[j]);
+            live[i] |= names_has(&made, n->output[j]);
             names_add(&made, n->output[j]);
         }
     }
@@ -112,7 +113,7 @@ unsigned char *ox_live_nodes(const Onnx__GraphProto *g)
     for (size_t i = g->n_node; i-- > 0;) {
         const Onnx__NodeProto *n = g->node[i];
         for (size_t j = 0; j < n->n_output && !live[i]; j++)
-            live[i] = *n->output[j] && names_has(&t, n->output[j]);
+            live[i] = names_has(&t, n->output[j]);
         if (!live[i])
             continue;
         for (size_t j = 0; j < n->n_input; j++)
