@@ -88,7 +88,15 @@
  * rows), every chunk's A may stay there (ares): the pairs then go j
  * set by j set, the chunks' pairs of one set sharing its B tiles in
  * lm1, the next set loading across all of them, so that each B set
- * crosses the DRAM channels once instead of once per chunk.
+ * crosses the DRAM channels once instead of once per chunk.  Where
+ * they do not fit lm0 at once (the columns split, mn2 f16 2048: 512
+ * rows a node, 4096 long words of A a PE), every B set may stay in lm1
+ * instead (bres, with the columns split and A chunks double-buffered):
+ * set v from word boff + 2 v KU tw, each loading once, in chunk 0's
+ * pairs, as a run; chunk mc's A in lm<mc % 2> as with adb, chunk mc +
+ * 1's riding in chunk mc's pairs.  An odd chunk's A and the B sets
+ * then share lm1, so its mwrites take bundles of their own (2 steps a
+ * tile of 32 mfma steps on mn2 f16 2048).
  *
  * f16 and bf16 inputs converted to f32 in the product run on the 16 x
  * 16 unit: b is 4 values of k per PE (one long word), X a 16 x 16
@@ -117,10 +125,20 @@
  * steps at 1024, 33% at best; the program 3510 steps, 29%).  Its
  * program is taken only when timed faster than the best shape without
  * it (by_time: the model mis-orders the two on some shapes).
- * TODO(issue 6): at 2048 the split doubles a node's rows (512 f16
- * rows, 4 chunks), whose A no longer fits lm0 at once (ares), so every
- * B set would load once per chunk: it is not taken (57% bound of the
- * rows split, 51% reached).  conv2d 1x64x56x56 (3x3)
+ * At 2048 the split doubles a node's rows (512 f16 rows, 4 chunks),
+ * whose A no longer fits lm0 at once (ares): the B sets stay in lm1
+ * (bres) and the program reaches 56% (a channel moves A / 2 + B / 2 +
+ * C / 4 = 1.5M long words, 12288 steps, 67% at best).  No split does
+ * better under these channels: a channel's nodes compute a part of C
+ * of area a and read the rows and columns of A and B it needs, a
+ * fraction r and c of each with r c >= a (a k split adds partial sums
+ * of C instead), so with A = B = N^2 / 4 and C = N^2 / 2 long words
+ * its words are at least N^2 / 4 (r + c) + N^2 / 2 a >= N^2 / 4 2
+ * sqrt(a) + N^2 / 2 a, at a = 1/4 (4 channels) 3 N^2 / 8: issue 6's
+ * 70% for f16 needs more DRAM bandwidth.  TODO(issue 6): what keeps
+ * bres from its bound is the order: chunk 0's pairs wait for the B
+ * sets (4096 steps of DRAM for 2048 of mfma), the last chunk's for
+ * nothing (its stores, 1024 steps for 2176).  conv2d 1x64x56x56 (3x3)
  * reaches 51%: A's run (the weights, 36864 lw per L1B) is bound by the
  * L2 broadcast (16 lw/cycle, 576 steps) and the first pair waits for
  * all of it; the pair's first tiles could start as their pieces land,
@@ -226,6 +244,8 @@ static int load_of(AccCg *g, const LExpr *e, int *op, TlDType *dt)
  * halves when double-buffered. */
 static int64_t half(const AccCgMm *x, int64_t pair)
 {
+    if (x->bres)
+        return x->boff + 2 * (pair % x->JV) * x->KU * x->tw;
     return x->boff + (x->db && pair % 2 ? 2 * x->KU * x->tw : 0);
 }
 
@@ -267,10 +287,11 @@ static void mwrite(const AccCgMm *x, TlBuf *o, int bl, int64_t lb, int64_t v,
                x->rw == 2 ? ".dd" : "", R, 8 * h);
 }
 
-/* The mfma steps of j set v whose B tiles are in lm<1 - al> from
- * word lb, A's in lm<al>, summing into GRF R (r or s); ov: what rides
- * in their free slots (the last set's reduction, the next set's load,
- * a share of the next A chunk). */
+/* The mfma steps of j set v whose B tiles are in lm<1 - al> (bres:
+ * lm1) from word lb, A's in lm<al>, summing into GRF R (r or s); ov:
+ * what rides in their free slots (the last set's reduction, the next
+ * set's load, a share of the next A chunk).  When A and B share an
+ * LM, the next tile's mwrites take bundles of their own. */
 static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
                        AccCgOverlap *ov, char R)
 {
@@ -278,7 +299,7 @@ static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
     int64_t steps = x->Mc / 4, rs = 8 * x->rw;
     int nmw = x->ew == 2 ? 1 : 2;
     const char *T = dt_name(x->dt), *dd = x->rw == 2 ? ".dd" : "";
-    int bl = 1 - al;
+    int bl = x->bres ? 1 : 1 - al;
 
     for (int h = 0; h < nmw; h++) {
         mwrite(x, o, bl, lb, v, 0, h, "x");
@@ -288,6 +309,12 @@ static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
         const char *X = u % 2 ? "y" : "x", *Xn = u % 2 ? "x" : "y";
         int64_t a = x->a0 + u * x->Mc * 2;
         int mw = 0;
+        /* The register the last tile read, written before this one's
+         * mfma steps. */
+        for (int h = 0; al == bl && h < nmw && u + 1 < x->KU; h++) {
+            mwrite(x, o, bl, lb, v, u + 1, h, Xn);
+            end_bundle(o, ov, 1 << bl);
+        }
         for (int64_t s = 0; s < steps; s++) {
             if (u == 0)
                 buf_printf(o, "mmul.%s %s, lm%d[%lld+] -> %c[%lld+]%s", T,
@@ -298,14 +325,15 @@ static void emit_tiles(AccCgMm *x, int al, int64_t lb, int64_t v,
                            "%c[%lld+]%s", T, X, al, (long long)(a + 8 * s),
                            R, (long long)(rs * s), dd, R,
                            (long long)(rs * s), dd);
-            mw = s < nmw && u + 1 < x->KU;
+            mw = s < nmw && u + 1 < x->KU && al != bl;
             if (mw) {
                 buf_puts(o, " ; ");
                 mwrite(x, o, bl, lb, v, u + 1, (int)s, Xn);
             }
             end_bundle(o, ov, 1 << al | (mw ? 1 << bl : 0));
         }
-        for (int64_t h = steps; h < nmw && u + 1 < x->KU; h++) {
+        for (int64_t h = steps; h < nmw && u + 1 < x->KU && al != bl;
+             h++) {
             mwrite(x, o, bl, lb, v, u + 1, (int)h, Xn);
             end_bundle(o, ov, 1 << bl);
         }
@@ -403,6 +431,36 @@ static void a_run(const AccCgMm *x, AccCgOverlap *ov, int64_t mc, int64_t q0,
     free(at);
 }
 
+/* Every A chunk's loads as one run into lm0 (ares): the channels
+ * then move chunk mc + 1's first pieces while chunk mc's last ones go
+ * down the tree, where a run each would wait for them. */
+static void a_runs_all(const AccCgMm *x)
+{
+    int64_t n = 0, i = 0, sa = acc_cg_mm_a_pes(x), *at, *W, *dst;
+
+    if (!x->arun) {
+        for (int64_t mc = 0; mc < x->NMC; mc++)
+            a_run(x, NULL, mc, 0, acc_cg_mm_a_n(x, mc));
+        return;
+    }
+    for (int64_t mc = 0; mc < x->NMC; mc++)
+        n += acc_cg_mm_a_n(x, mc);
+    at = tl_xmalloc((size_t)(n + 1) * 3 * sizeof *at);
+    W = at + n + 1;
+    dst = W + n + 1;
+    for (int64_t mc = 0; mc < x->NMC; mc++) {
+        int64_t Wa = acc_cg_mm_a_w(x, mc);
+        for (int64_t q = 0; q < acc_cg_mm_a_n(x, mc); q++, i++) {
+            at[i] = x->a_at + acc_cg_mm_a_off(x, mc) + q * sa * Wa;
+            W[i] = acc_cg_mm_piece(q, Wa, x->Mc * x->KU);
+            dst[i] = 2 * mc * x->Mc * x->KU + 2 * q * Wa;
+        }
+    }
+    acc_cg_emit_load_run(&x->g.p->text, x->g.m, n, at, W,
+                         acc_cg_mm_a_w(x, 0), "lm0", dst, x->ak, 2, NULL);
+    free(at);
+}
+
 /* Queues in ov (or, without, writes) the load of B set v for pair
  * number `pair` into LM bl: a window image's rows go after the rows
  * before them. */
@@ -454,8 +512,7 @@ static void emit_ares(AccCgMm *x, TlBuf *red)
     TlBuf *o = &x->g.p->text;
     AccCgOverlap ov;
 
-    for (int64_t mc = 0; mc < x->NMC; mc++)
-        a_run(x, NULL, mc, 0, acc_cg_mm_a_n(x, mc));
+    a_runs_all(x);
     ov_b(x, NULL, 0, 0, 1);
     acc_cg_ov_init(&ov, m);
     for (int64_t v = 0; v < x->JV; v++)
@@ -498,7 +555,8 @@ static void emit(AccCgMm *x)
                x->Cq > 1 ? " and columns over the top nodes"
                : x->R > 1 ? " over the top nodes" : "", (long long)x->Mc,
                x->adb ? ", double-buffered" : "",
-               x->ares ? ", all in lm0, by j set" : "",
+               x->ares ? ", all in lm0, by j set"
+               : x->bres ? ", every B set in lm1" : "",
                x->arun ? "; A loads in runs" : "",
                x->win ? "; B from a window image" : "");
     for (int i = 0; i < 2; i++)
@@ -525,7 +583,7 @@ static void emit(AccCgMm *x)
         if (mc == 0 && acc_cg_mm_rides(x, 0)) {
             acc_cg_ov_init(&ov, m);
             a_run(x, &ov, 0, 0, acc_cg_mm_a_n(x, 0));
-            ov_b(x, &ov, 0, 0, 1 - al);
+            ov_b(x, &ov, 0, 0, x->bres ? 1 : 1 - al);
             acc_cg_ov_flush(&ov, o, ~0u);
             acc_cg_ov_free(&ov);
         } else {
@@ -563,7 +621,13 @@ static void emit(AccCgMm *x)
              * pieces: the channels then move it while that piece goes
              * down the tree, where they would wait. */
             char *st = NULL;
-            if (red.len && x->brun && !last) {
+            /* A window image stays: only the first chunk loads it;
+             * resident B sets (bres) load in the first chunk's pairs,
+             * each in a place of its own in lm1. */
+            int nextb = x->bres ? mc == 0 && nv > 0
+                                : !last && !(x->oneq && x->adb && nmc != mc) &&
+                                      !(x->win && nmc > 0);
+            if (red.len && x->brun && nextb) {
                 st = strstr(red.s, "\ndma.");
                 if (st)
                     *st++ = '\0';
@@ -573,10 +637,8 @@ static void emit(AccCgMm *x)
                 if (!st)
                     red.len = 0;
             }
-            /* A window image stays: only the first chunk loads it. */
-            if (!last && !(x->oneq && x->adb && nmc != mc) &&
-                !(x->win && nmc > 0))
-                ov_b(x, &ov, nv, pair + 1, 1 - a_lm(x, nmc));
+            if (nextb)
+                ov_b(x, &ov, nv, pair + 1, x->bres ? 1 : 1 - a_lm(x, nmc));
             if (st) {
                 acc_cg_ov_after(&ov, Q_ST, st, Q_RED, Q_B);
                 red.len = 0;

@@ -84,6 +84,15 @@ typedef struct AccCgMm {
  * set's load goes on in the next pair's bundles. */
     int ares, keepb;
     int64_t a0;
+    /* Every B set resident in lm1 (bres, with adb and the columns
+     * split): set v from word boff + 2 v KU tw, loaded once in chunk
+     * 0's pairs, the A chunks streaming through the LMs as with adb.
+     * An odd chunk's A is in lm1 beside the B sets, so its mwrites take
+     * bundles of their own (one port per LM).  A node whose rows take
+     * several chunks then moves each B set once, where ares cannot
+     * hold all of its A in lm0 (mn2 f16 2048 with the columns split:
+     * 512 rows, 4096 long words of A per PE). */
+    int bres;
     /* Where each kind of transfer keeps its words in the BM of level
      * j (offa[j], offb[j]; the reductions' from 0), apart so that they
      * can be in flight together (cg_overlap.c's queues). */

@@ -36,11 +36,11 @@ int64_t acc_cg_mm_b_n(const AccCgMm *x, int64_t v)
 
 /* A chunk mc loads in the bundles of the chunk before, in BM words
  * of its own (Wa per piece), or by itself, filling the BMs (Wa0).
- * Beside a window image's first rows, the first chunk keeps to its
- * words too. */
+ * Beside a window image's first rows or (bres) the first B set, the
+ * first chunk keeps to its words too. */
 int acc_cg_mm_rides(const AccCgMm *x, int64_t mc)
 {
-    return !x->oneq && (x->win || (x->adb && mc > 0));
+    return !x->oneq && (x->win || (x->adb && mc > 0) || x->bres);
 }
 
 int64_t acc_cg_mm_a_w(const AccCgMm *x, int64_t mc)
@@ -111,7 +111,9 @@ static int regions_apart(AccCgMm *x, int64_t len, int64_t wb, int nbuf)
             if (j > x->h)
                 red *= F;
             if (pass == 0) {
-                int64_t d = x->brun ? 2 * pb : 3 * pb;
+                /* B's runs take A's region, but beside resident B
+                 * sets the next A chunk rides in chunk 0's pairs. */
+                int64_t d = x->brun && !x->bres ? 2 * pb : 3 * pb;
                 if ((bm - red) / d / 4 * 4 < x->Wb)
                     x->Wb = (bm - red) / d / 4 * 4;
                 continue;
@@ -123,7 +125,7 @@ static int regions_apart(AccCgMm *x, int64_t len, int64_t wb, int nbuf)
             x->offa[j] = red + nbb * pb * x->Wb;
         }
     /* B's second buffers take A's region: A loads by itself. */
-    if (x->brun)
+    if (x->brun && !x->bres)
         x->Wa = x->Wa0;
     return x->Wa < 4 || x->Wb < 4 ? -1 : 0;
 }
@@ -161,7 +163,7 @@ static void first_rows(AccCgMm *x);
  * over the top nodes when parts; 0, or -1 when it does not fit the
  * machine's memories (or adb buys nothing: one chunk). */
 static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
-                    int parts, int brun, int ares, int cols)
+                    int parts, int brun, int ares, int cols, int bres)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -217,9 +219,12 @@ static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
         if (c < cap)
             cap = c;
     }
-    /* Double-buffered, each LM holds an A chunk and two B sets. */
+    /* Double-buffered, each LM holds an A chunk and two B sets; with
+     * bres, lm1 an A chunk and every B set. */
     if (adb && (m->lm_words - 2 * x->KU * x->tw) / x->KU < cap)
         cap = (m->lm_words - 2 * x->KU * x->tw) / x->KU;
+    if (bres && (m->lm_words - x->JV * x->KU * x->tw) / x->KU < cap)
+        cap = (m->lm_words - x->JV * x->KU * x->tw) / x->KU;
     cap = cap / 4 * 4;
     x->arun = arun;
     if (cap < 4 || (!win && x->KU * x->tw > m->lm_words))
@@ -231,9 +236,10 @@ static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
     x->db = win || 2 * x->KU * x->tw <= m->lm_words;
     x->adb = adb;
     x->boff = 0;
-    /* B's runs take A's buffers: only where no A chunk rides. */
+    /* B's runs take A's buffers: only where no A chunk rides, or
+     * beside resident B sets (regions_apart keeps A's buffers). */
     x->brun = brun;
-    if (brun && (adb || win || !x->db || !apart))
+    if (brun && (win || !x->db || !apart))
         return -1;
     /* Every chunk's A in lm0 at once, the B sets in lm1. */
     x->ares = ares;
@@ -248,7 +254,15 @@ static int shape_at(AccCgMm *x, int h, int adb, int arun, int apart, int win,
         x->Mc = ((x->Mp + x->NMC - 1) / x->NMC + 3) / 4 * 4;
         x->boff = 2 * x->Mc * x->KU;
     }
-    if (regions(x, apart) || (apart && x->oneq))
+    /* Every B set in lm1 beside an A chunk: only with the columns
+     * split, whose program is timed against the rows alone (by_time in
+     * cg_mm.c), and where the sets would otherwise load per chunk. */
+    x->bres = bres;
+    if ((bres && (!adb || !cols || x->JV < 2 ||
+                  x->Mc * x->KU + x->JV * x->KU * x->tw > m->lm_words)) ||
+        (brun && adb && !bres))
+        return -1;
+    if (regions(x, apart) || (apart && x->oneq) || (bres && x->oneq))
         return -1;
     first_rows(x);
     return 0;
@@ -370,7 +384,7 @@ static double red_steps(const AccCgMm *x)
  * DRAM channels and the L1 link (the links above carry the same words
  * faster).  Their chains of latencies (the B set's load, the
  * reduction) must end within the pair too. */
-static double ride_steps(const AccCgMm *x, int a)
+static double ride_steps(const AccCgMm *x, int a, int b)
 {
     const AccMachine *m = x->g.m;
     int nbm = acc_bm_levels(m);
@@ -386,6 +400,9 @@ static double ride_steps(const AccCgMm *x, int a)
     if (x->win)
         wb = (x->w.words - acc_cg_win_end(&x->w, 0)) /
              (x->JV > 1 ? x->JV - 1 : 1);
+    /* bres: the pairs after chunk 0's load no B set. */
+    if (!b)
+        wb = 0;
     dram = chan_words(m, x->bk, wb) + top * (double)per;
     l1 = x->Mc / 4.0 * x->rw + wb / 4.0;
 
@@ -402,6 +419,8 @@ static double ride_steps(const AccCgMm *x, int a)
     chain *= (double)((wb + x->Wb - 1) / x->Wb);
     if (x->brun)
         chain = b_steps(x, wb, x->Wb);
+    if (!b)
+        chain = 0;
     return fmax(fmax(dram, l1), fmax(chain, red_steps(x)));
 }
 
@@ -456,19 +475,32 @@ static double estimate(const AccCgMm *x)
                           fmax(fmax(l1, chain), (double)x->NMC * red));
         return (double)x->NMC * a + b + red + (double)x->JV * set;
     }
+    if (x->bres) {
+        /* Chunk 0's pairs load the B sets and the next chunk's A; the
+         * later chunks only the next A chunk (the last one none), the
+         * odd ones' mwrites in bundles of their own. */
+        double odd = (double)x->KU * (x->Mc / 4.0 + (x->ew == 2 ? 1 : 2));
+        double t = a + b + red +
+                   (double)x->JV * fmax(tiles, ride_steps(x, 1, 1));
+        for (int64_t mc = 1; mc < x->NMC; mc++)
+            t += (double)x->JV *
+                 fmax(mc % 2 ? odd : tiles,
+                      ride_steps(x, mc + 1 < x->NMC, 0));
+        return t;
+    }
     if (x->adb)
         return a + b + red + (double)x->NMC *
-                   ((double)x->JV * fmax(tiles, ride_steps(x, 1)) +
+                   ((double)x->JV * fmax(tiles, ride_steps(x, 1, 1)) +
                     x->KU * x->tw / 4.0);
     if (x->win && !x->oneq)
         return fmax(a, b) + red + (double)(x->NMC - 1) * a +
                (double)x->NMC * (double)x->JV *
-                   fmax(tiles, ride_steps(x, 0));
+                   fmax(tiles, ride_steps(x, 0, 1));
     if (x->db)
         return b + red + (double)x->NMC *
-                   (a + (double)x->JV * fmax(tiles, x->oneq
-                                                        ? red + b
-                                                        : ride_steps(x, 0)));
+                   (a + (double)x->JV *
+                            fmax(tiles, x->oneq ? red + b
+                                                : ride_steps(x, 0, 1)));
     return (double)x->NMC * (a + (double)x->JV * (b + tiles + red));
 }
 
@@ -488,12 +520,13 @@ int acc_cg_mm_plan(AccCgMm *x)
      * the queues apart (when double-buffered), bit 3 B from a window
      * image, bit 4 the rows over the top nodes, bit 5 B's loads as
      * runs, bit 6 every A chunk resident (the pairs by j set), bit 7
-     * the columns over blocks of the top nodes too. */
+     * the columns over blocks of the top nodes too, bit 8 every B set
+     * resident (bres). */
     for (int h = 1; h <= nbm + 1; h++)
-        for (int mode = 0; mode < (x->nocols ? 128 : 256); mode++) {
+        for (int mode = 0; mode < (x->nocols ? 128 : 512); mode++) {
             if (shape_at(x, h, mode >> 1 & 1, mode & 1, mode >> 2 & 1,
                          mode >> 3 & 1, mode >> 4 & 1, mode >> 5 & 1,
-                         mode >> 6 & 1, mode >> 7))
+                         mode >> 6 & 1, mode >> 7 & 1, mode >> 8))
                 continue;
             if (!best || estimate(x) < cost) {
                 cost = estimate(x);
@@ -517,7 +550,8 @@ int acc_cg_mm_plan(AccCgMm *x)
                                   "local memories");
     shape_at(x, best, best_mode >> 1 & 1, best_mode & 1,
              best_mode >> 2 & 1, best_mode >> 3 & 1, best_mode >> 4 & 1,
-             best_mode >> 5 & 1, best_mode >> 6 & 1, best_mode >> 7);
+             best_mode >> 5 & 1, best_mode >> 6 & 1, best_mode >> 7 & 1,
+             best_mode >> 8);
     x->a_at = 0;
     x->b_at = acc_cg_mm_a_off(x, x->NMC);
     x->c_at = x->b_at + acc_cg_mm_b_off(x, x->JV);
