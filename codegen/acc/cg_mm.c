@@ -136,9 +136,10 @@
  * its words are at least N^2 / 4 (r + c) + N^2 / 2 a >= N^2 / 4 2
  * sqrt(a) + N^2 / 2 a, at a = 1/4 (4 channels) 3 N^2 / 8: issue 6's
  * 70% for f16 needs more DRAM bandwidth.  TODO(issue 6): what keeps
- * bres from its bound is the order: chunk 0's pairs wait for the B
- * sets (4096 steps of DRAM for 2048 of mfma), the last chunk's for
- * nothing (its stores, 1024 steps for 2176).  conv2d 1x64x56x56 (3x3)
+ * bres from its bound is the last chunk, whose pairs leave the
+ * channels half idle (its stores, 1024 steps, for 2176 of mfma), and
+ * the chains of latencies; computing chunks 0 and 1 side by side does
+ * not help (bench/README.md).  conv2d 1x64x56x56 (3x3)
  * reaches 51%: A's run (the weights, 36864 lw per L1B) is bound by the
  * L2 broadcast (16 lw/cycle, 576 steps) and the first pair waits for
  * all of it; the pair's first tiles could start as their pieces land,

@@ -5,8 +5,9 @@
 # tiles in lm1, so that each B set crosses the DRAM channels once, not
 # once per chunk, and the next set loads across all of them.  f16 2048 x
 # 512 x 128 on machine `mn2` (256 rows per L2B, two chunks of 128):
-# 1436 steps and 327680 lw read from DRAM (1677 and 393216 with the
-# chunks one after the other, each loading every B set); the result
+# 1351 steps and 327680 lw read from DRAM (1677 and 393216 with the
+# chunks one after the other, each loading every B set; 1436 with a run
+# of loads for each chunk's A instead of one for all); the result
 # matches the interpreter.  Simulated counts, not host time.
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -29,5 +30,5 @@ grep -q '^mmul\.f16 x, lm0\[512+\] -> s\[0+\]\.dd' "$TMP/out" ||
 read=$(sed -n 's/^    dram *\([0-9]*\) lw read.*/\1/p' "$TMP/out")
 steps=$(sed -n 's/^    steps *\([0-9]*\):.*/\1/p' "$TMP/out")
 [ -n "$read" ] && [ "$read" -le 327680 ] || fail "DRAM: $read lw read"
-[ -n "$steps" ] && [ "$steps" -lt 1500 ] || fail "$steps steps"
+[ -n "$steps" ] && [ "$steps" -le 1351 ] || fail "$steps steps"
 exit 0
