@@ -105,6 +105,22 @@ int cmd_sim(int argc, char **argv)
             goto done;
         }
     }
+    for (int i = 0; i < p->nio; i++) {
+        /* An input the program asserts the data of must be given: the
+         * zeros it would read otherwise are not that data. */
+        const AccIO *io = &p->io[i];
+        int given = 0;
+        size_t nl = strlen(io->name);
+        for (int j = 0; j < nin && io->has_hash && !given; j++)
+            given = !strncmp(ins[j], io->name, nl) && ins[j][nl] == '=';
+        if (io->has_hash && !given) {
+            fprintf(stderr, "tdsl: the program asserts the data of input "
+                    "'%s' (.assert hash(%s) == %lld): give it with --in "
+                    "%s=FILE.npy\n", io->name, io->name,
+                    (long long)io->hash, io->name);
+            goto done;
+        }
+    }
     if (acc_sim_run(sim))
         goto done;
     for (int i = 0; i < nout; i++) {

@@ -631,8 +631,10 @@ static int assert_failed(ItpFrame *F, const TlFunc *f)
     return -1;
 }
 
+/* The call's body; with only_asserts (itp_check_asserts), its asserts
+ * alone, which then read nothing the body computes. */
 static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
-                    TlTensor **out)
+                    TlTensor **out, int only_asserts)
 {
     TlKernelInfo *k = F->k;
 
@@ -651,7 +653,7 @@ static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
     for (int i = 0; i < k->nfuncs; i++) {
         TlFunc *f = k->funcs[i];
         ItpSlot *sl = &F->slots[itp_slot_of(F, f)];
-        if (sl->done)
+        if (sl->done || (only_asserts && !tl_func_is_assert(f)))
             continue;
         if (f->call) {
             if (run_call(F, f->call))
@@ -665,6 +667,8 @@ static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
                 return assert_failed(F, f);
         }
     }
+    if (only_asserts)
+        return 0;
     for (int i = 0; i < k->noutputs; i++) {
         ItpSlot *sl = &F->slots[itp_slot_of(F, k->outputs[i])];
         TL_ASSERT(sl->done && sl->t->dtype == k->outputs[i]->dtype);
@@ -704,11 +708,11 @@ static int run(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     int rc;
 
     frame_init(&F, rt, k, fatal);
-    for (int i = 0; i < k->noutputs; i++)
+    for (int i = 0; out && i < k->noutputs; i++)
         out[i] = NULL;
-    rc = run_body(&F, in, sc, out);
+    rc = run_body(&F, in, sc, out, out == NULL);
     if (rc) {
-        for (int i = 0; i < k->noutputs; i++) {
+        for (int i = 0; out && i < k->noutputs; i++) {
             tl_tensor_unref(out[i]);
             out[i] = NULL;
         }
@@ -744,6 +748,49 @@ int itp_call_scalars(TlRuntime *rt, TlKernelInfo *k,
     if (rc && call_loc.file >= 0)
         diag_note(F.s, call_loc, "in this call of '%s'", k->name);
     frame_free(&F);
+    rt->s->fatal = fatal;
+    return rc;
+}
+
+/* The first tensor e reads that the kernel computes, or NULL. */
+static const TlFunc *reads_computed(const TlExpr *e)
+{
+    const TlFunc *f = NULL, *r;
+
+    if (!e)
+        return NULL;
+    if (tl_ref_kind(e->sym) == REF_READ)
+        f = ((const TlRead *)e->sym)->func;
+    else if (tl_ref_kind(e->sym) == REF_FUNC)
+        f = e->sym;
+    if (f && f->kind != FN_INPUT && f->kind != FN_CONST)
+        return f;
+    if ((r = reads_computed(e->a)) || (r = reads_computed(e->b)) ||
+        (r = reads_computed(e->c)))
+        return r;
+    for (int i = 0; i < e->args.n; i++)
+        if ((r = reads_computed(e->args.v[i])))
+            return r;
+    return NULL;
+}
+
+const TlFunc *itp_assert_reads(const TlFunc *f)
+{
+    return reads_computed(f->value);
+}
+
+int itp_check_asserts(TlRuntime *rt, TlKernelInfo *k,
+                      TlTensor *const *inputs, const TlScalarArg *scalars,
+                      TlLoc call_loc)
+{
+    jmp_buf *fatal = rt->s->fatal;
+    int rc;
+
+    for (int i = 0; i < k->nfuncs; i++)
+        TL_ASSERT(!tl_func_is_assert(k->funcs[i]) ||
+                  !itp_assert_reads(k->funcs[i]));
+    rt->s->fatal = NULL;
+    rc = run(rt, k, inputs, scalars, NULL, call_loc, fatal);
     rt->s->fatal = fatal;
     return rc;
 }

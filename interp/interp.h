@@ -240,6 +240,20 @@ int itp_call_kernel(TlRuntime *rt, TlKernelInfo *k,
                     TlTensor *const *inputs, const TlScalarArg *scalars,
                     TlTensor **outputs, TlLoc call_loc);
 
+/* For a compiled target that checks a kernel's asserts (SPEC 6.8) on
+ * the host before it runs the rest: itp_assert_reads gives the first
+ * tensor assert f reads that the kernel computes (a stage, a call's
+ * result), NULL when it reads only parameters, sizes, scalars and
+ * top-level tensors.  itp_check_asserts evaluates the asserts of a
+ * call of k as itp_call_kernel does, computing nothing else (none may
+ * read a computed tensor): 0 when all hold, else -1 after the
+ * interpreter's own error (RT_KERNEL_ASSERT at the assert, a note at
+ * call_loc when call_loc.file >= 0). */
+const TlFunc *itp_assert_reads(const TlFunc *f);
+int itp_check_asserts(TlRuntime *rt, TlKernelInfo *k,
+                      TlTensor *const *inputs, const TlScalarArg *scalars,
+                      TlLoc call_loc);
+
 /* Every scalar parameter of a call of k as the call binds it: given
  * (scalars[i].given, scalars may be NULL) or its default evaluated as
  * the interpreter does, into out[k->nscalars] (all given; is_float for

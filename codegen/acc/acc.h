@@ -261,6 +261,11 @@ typedef struct AccIO {
     int64_t shape[TL_MAX_RANK];
     int64_t addr;
     TlLoc loc;
+    /* `.assert hash(NAME) == hash` (an input): the program is for that
+     * data only; msg (or NULL) is what `tdsl sim` says of other data. */
+    int has_hash;
+    int64_t hash;
+    const char *msg;
 } AccIO;
 
 /* A compressed repetition: bundles [first, first+n) run count times;
@@ -304,6 +309,10 @@ AccProgram *acc_expand(TlSession *s, const AccProgram *p);
 /* Writes assembly that acc_assemble reads back to the same program
  * (expanded programs print one line per bundle). */
 void acc_disasm(TlBuf *out, const AccProgram *p);
+/* str as an assembler string: in double quotes, `"` and `\` escaped
+ * with `\`, and bytes outside printable ASCII and `#` (which would
+ * start a comment) as \xHH. */
+void acc_asm_quote(TlBuf *out, const char *str);
 
 /* The .tam binary (format in docs/accel-asm.md).  acc_write_tam
  * expands reps first.  acc_read_tam checks every byte and every op

@@ -118,6 +118,45 @@ int acc_asm_ident(Asm *A, char *buf, size_t n)
     return 1;
 }
 
+int acc_asm_unquote(const char **p, const char *end, TlBuf *out)
+{
+    const char *q = *p;
+
+    if (q >= end || *q != '"')
+        return -1;
+    for (q++; q < end && *q != '"'; q++) {
+        if (*q != '\\') {
+            buf_putc(out, *q);
+            continue;
+        }
+        if (++q >= end)
+            return -1;
+        if (*q == 'x') {
+            unsigned v = 0;
+            for (int i = 0; i < 2; i++) {
+                int c = ++q < end ? *q : 0;
+                if (!isxdigit(c))
+                    return -1;
+                v = v * 16 + (unsigned)(isdigit(c) ? c - '0'
+                                                   : (c | 32) - 'a' + 10);
+            }
+            if (!v)
+                return -1;
+            buf_putc(out, (char)v);
+        } else if (*q == 'n' || *q == 't') {
+            buf_putc(out, *q == 'n' ? '\n' : '\t');
+        } else if (*q == '"' || *q == '\\') {
+            buf_putc(out, *q);
+        } else {
+            return -1;
+        }
+    }
+    if (q >= end)
+        return -1;
+    *p = q + 1;
+    return 0;
+}
+
 /* --- address expressions -------------------------------------------- */
 
 int acc_asm_expr(Asm *A, int64_t *v);

@@ -139,6 +139,79 @@ static int io_directive(Asm *A, int out)
     return 0;
 }
 
+/* `.assert hash(NAME) == N [, "message"]` (SPEC 6.8, docs/accel-asm.md):
+ * the program is for the data of input NAME whose hash is N; `tdsl
+ * sim` refuses other data when it loads the input (acc_sim_set_input).
+ * N is read by hand: it may be INT64_MIN, which no address expression
+ * reaches. */
+static int assert_directive(Asm *A)
+{
+    char w[8], name[64];
+    const char *at = A->p;
+    AccIO *io = NULL;
+    uint64_t v = 0;
+    int neg, nd = 0;
+
+    if (!acc_asm_ident(A, w, sizeof w) || strcmp(w, "hash") ||
+        !acc_asm_accept(A, '(')) {
+        A->p = at;
+        return acc_asm_expected(A, "'hash(' (a program checks only "
+                                "hash(x) == N)");
+    }
+    at = A->p;
+    if (!acc_asm_ident(A, name, sizeof name))
+        return acc_asm_expected(A, "the input's name");
+    for (int i = 0; i < A->nio && !io; i++)
+        if (!strcmp(A->io[i].name, name))
+            io = &A->io[i];
+    acc_asm_skip_ws(A);
+    if (!io || io->is_output)
+        return acc_asm_err(A, at + strspn(at, " \t"), (int)strlen(name),
+                           DIAG_ACC_DIRECTIVE, "'%s' is not an .input "
+                           "declared above", name);
+    if (io->has_hash)
+        return acc_asm_err(A, at + strspn(at, " \t"), (int)strlen(name),
+                           DIAG_ACC_DIRECTIVE, "'%s' has an .assert "
+                           "already", name);
+    if (!acc_asm_accept(A, ')') || !acc_asm_accept(A, '=') ||
+        !acc_asm_accept(A, '='))
+        return acc_asm_expected(A, "') =='");
+    acc_asm_skip_ws(A);
+    at = A->p;
+    neg = acc_asm_accept(A, '-');
+    while (A->p < A->ln->text + A->ln->len && *A->p >= '0' && *A->p <= '9') {
+        unsigned d = (unsigned)(*A->p++ - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            v = UINT64_MAX;
+        else
+            v = v * 10 + d;
+        nd++;
+    }
+    if (!nd)
+        return acc_asm_expected(A, "the hash, an i64");
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return acc_asm_err(A, at, (int)(A->p - at), DIAG_ACC_DIRECTIVE,
+                           "the hash is out of the range of i64");
+    if (acc_asm_accept(A, ',')) {
+        TlBuf m;
+        acc_asm_skip_ws(A);
+        buf_init(&m);
+        at = A->p;
+        if (acc_asm_unquote(&A->p, A->ln->text + A->ln->len, &m)) {
+            buf_free(&m);
+            A->p = at;
+            return acc_asm_expected(A, "the message, a \"string\"");
+        }
+        io->msg = arena_strdup(&A->s->arena, m.s);
+        buf_free(&m);
+    }
+    if (!acc_asm_at_end(A))
+        return acc_asm_expected(A, "the end of the line");
+    io->has_hash = 1;
+    io->hash = (int64_t)(neg ? 0 - v : v);
+    return 0;
+}
+
 /* --- folding repetitions --------------------------------------------- */
 
 static int same_op(const AccOp *a, const AccOp *b)
@@ -420,6 +493,11 @@ static int run_lines(Asm *A, const Line *lines, int n)
                     rc = -1;
                 continue;
             }
+            if (!strcmp(w, ".assert")) {
+                if (assert_directive(A))
+                    rc = -1;
+                continue;
+            }
             if (!strcmp(w, ".machine")) {
                 if (A->bundles_seen)
                     rc = acc_asm_err(A, wat, (int)strlen(w),
@@ -435,7 +513,7 @@ static int run_lines(Asm *A, const Line *lines, int n)
             }
             rc = acc_asm_err(A, wat, (int)strlen(w), DIAG_ACC_DIRECTIVE,
                              "unknown directive '%s' (.machine, .input, "
-                             ".output, .rep, .endrep, .macro, .endm)", w);
+                             ".output, .assert, .rep, .endrep, .macro, .endm)", w);
             continue;
         }
         Macro *mc = find_macro(A, w);

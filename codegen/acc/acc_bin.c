@@ -11,8 +11,9 @@
 #include <string.h>
 
 /* Version 2 added an op's node set (dma.bcast@{...}, 8 bytes after the
- * nop steps). */
-#define TAM_VERSION 2
+ * nop steps); version 3 an input's `.assert hash(x) == N` (a byte after
+ * each tensor's address, then when it is 1 the hash and its message). */
+#define TAM_VERSION 3
 enum { OPND_BYTES = 16, OP_BYTES = 20 + 5 * OPND_BYTES };
 
 static void put_u8(TlBuf *b, unsigned v)
@@ -68,6 +69,15 @@ void acc_write_tam(TlBuf *out, TlSession *s, const AccProgram *p)
         for (int d = 0; d < io->rank; d++)
             put_le(out, (uint64_t)io->shape[d], 8);
         put_le(out, (uint64_t)io->addr, 8);
+        put_u8(out, (unsigned)io->has_hash);
+        if (io->has_hash) {
+            size_t ml = io->msg ? strlen(io->msg) : 0;
+            if (ml > 0xfffe)
+                ml = 0xfffe;
+            put_le(out, (uint64_t)io->hash, 8);
+            put_le(out, io->msg ? ml + 1 : 0, 2);
+            buf_putn(out, io->msg ? io->msg : "", ml);
+        }
     }
     for (int b = 0; b < p->nb; b++) {
         const AccBundle *bd = &p->b[b];
@@ -208,6 +218,21 @@ AccProgram *acc_read_tam(TlSession *s, const void *data, size_t len,
         if (io->addr < 0 || io->addr > m->dram_words ||
             lw > m->dram_words - io->addr)
             return fail(&r, "a tensor outside DRAM (corrupt)");
+        io->has_hash = (int)get(&r, 1);
+        if (!r.bad && (io->has_hash > 1 || (io->has_hash && io->is_output)))
+            return fail(&r, "a bad .assert (corrupt)");
+        if (io->has_hash) {
+            io->hash = (int64_t)get(&r, 8);
+            size_t ml = (size_t)get(&r, 2);
+            if (ml) {
+                ml--;
+                if (r.bad || (size_t)(r.end - r.p) < ml ||
+                    memchr(r.p, 0, ml))
+                    return fail(&r, "a bad .assert message (corrupt)");
+                io->msg = arena_strndup(&s->arena, (const char *)r.p, ml);
+                r.p += ml;
+            }
+        }
     }
     p->b = arena_alloc(&s->arena, (nb + 1) * sizeof *p->b);
     p->ops = arena_alloc(&s->arena, (nops + 1) * sizeof *p->ops);

@@ -165,6 +165,20 @@ static void put_bundle(TlBuf *out, const AccProgram *p, int b,
     buf_putc(out, '\n');
 }
 
+void acc_asm_quote(TlBuf *out, const char *str)
+{
+    buf_putc(out, '"');
+    for (const unsigned char *c = (const unsigned char *)str; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            buf_printf(out, "\\%c", *c);
+        else if (*c < ' ' || *c >= 0x7f || *c == '#')
+            buf_printf(out, "\\x%02x", *c);
+        else
+            buf_putc(out, (char)*c);
+    }
+    buf_putc(out, '"');
+}
+
 void acc_disasm(TlBuf *out, const AccProgram *p)
 {
     buf_printf(out, ".machine %s\n", p->m->name);
@@ -175,6 +189,18 @@ void acc_disasm(TlBuf *out, const AccProgram *p)
         for (int d = 0; d < io->rank; d++)
             buf_printf(out, "%s%lld", d ? "," : "", (long long)io->shape[d]);
         buf_printf(out, "] d[%lld]\n", (long long)io->addr);
+    }
+    for (int i = 0; i < p->nio; i++) {
+        const AccIO *io = &p->io[i];
+        if (!io->has_hash)
+            continue;
+        buf_printf(out, ".assert hash(%s) == %lld", io->name,
+                   (long long)io->hash);
+        if (io->msg) {
+            buf_puts(out, ", ");
+            acc_asm_quote(out, io->msg);
+        }
+        buf_putc(out, '\n');
     }
     int r = 0;
     for (int b = 0; b < p->nb;) {

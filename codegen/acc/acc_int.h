@@ -123,6 +123,10 @@ TL_INTERNAL int acc_asm_at_end(Asm *A);
 TL_INTERNAL int acc_asm_accept(Asm *A, char c);
 TL_INTERNAL int acc_asm_ident(Asm *A, char *buf, size_t n);
 TL_INTERNAL int acc_asm_expr(Asm *A, int64_t *v);
+/* A string in acc_asm_quote's form at *p (before end), decoded into
+ * out; *p moved past it.  -1 when it is not one. */
+TL_INTERNAL int acc_asm_unquote(const char **p, const char *end,
+                                TlBuf *out);
 TL_INTERNAL int acc_asm_add_const(Asm *A, double f, int64_t i);
 /* Parses the line A->ln as a bundle and appends it (0), or reports. */
 TL_INTERNAL int acc_asm_bundle(Asm *A);

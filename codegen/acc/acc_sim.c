@@ -188,6 +188,15 @@ int acc_sim_set_input(AccSim *sim, const char *name, const TlTensor *t,
         type_text(err, t->dtype, t->rank, t->shape);
         return -1;
     }
+    if (io->has_hash && (int64_t)tl_tensor_hash(t) != io->hash) {
+        /* The program's `.assert` (SPEC 6.8): it was made for other
+         * data. */
+        buf_printf(err, "input '%s' fails the program's assert hash(%s) "
+                   "== %lld: %s", name, name, (long long)io->hash,
+                   io->msg ? io->msg : "other data than the program was "
+                   "made for");
+        return -1;
+    }
     TlTensor *c = tl_tensor_contiguous((TlTensor *)t);
     dram_copy(sim, io->addr, c->data,
               tl_tensor_numel(c) * (int64_t)dt_size(c->dtype), 1);

@@ -11,6 +11,9 @@
  * machine file), else `test`.  acc_cg_assembly gives the same program
  * as text, for `tdsl compile --target accel` and the REPL's :asm.
  *
+ * A kernel's asserts are checked on the host before the run, and the
+ * routes compile the rest (target_assert.c).
+ *
  * Like the cpu runner, when the arguments are wrong (a dtype, a rank, a
  * shape) it has the interpreter run the call, only to report the error
  * the interpreter reports.  With TDSL_DEBUG containing "accel" the
@@ -79,18 +82,15 @@ static int lookup(void *ctx, const TlVar *var, int64_t *out)
 }
 
 /* What this first route cannot take, before lowering: NULL if none;
- * *at is moved to the construct when it has a place. */
-static const char *unsupported_kernel(const TlKernelInfo *k, TlLoc *at)
+ * *at is moved to the construct when it has a place.  Asserts of the
+ * parameters are checked on the host (target_assert.c). */
+static const char *unsupported_kernel(TlSession *s, const TlKernelInfo *k,
+                                      TlLoc *at)
 {
-    /* TODO(issue 6): check them on the host before the run (the
-     * interpreter up to the last assert), as the cpu entry checks them
-     * in the kernel. */
-    for (int i = 0; i < k->nfuncs; i++)
-        if (tl_func_is_assert(k->funcs[i])) {
-            *at = k->funcs[i]->stmt->loc;
-            return "an 'assert' in a kernel (the interpreter and cpu "
-                   "check it)";
-        }
+    const char *why = acc_tg_assert_refusal(s, k, at);
+
+    if (why)
+        return why;
     if (k->ncalls)
         return "calls of other kernels";
     if (k->nconsts)
@@ -631,7 +631,7 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             in[i]->rank != k->inputs[i]->rank)
             return itp_call_refused("accel", rt, k, in, sc, out, call_loc);
     at = call_loc;
-    if ((why = unsupported_kernel(k, &at))) {
+    if ((why = unsupported_kernel(s, k, &at))) {
         diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED, why);
         if (at.file != call_loc.file || at.line != call_loc.line ||
             at.col != call_loc.col)
@@ -659,7 +659,16 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             return -1;
         }
     }
-    rc = build_or_split(rt, k, m, packed, &z, oshape, all, out, call_loc);
+    /* The asserts first, as the interpreter and the cpu kernel check
+     * them before the stages; the routes compile the rest. */
+    if (acc_tg_has_asserts(k)) {
+        if (itp_check_asserts(rt, k, in, all ? all : sc, call_loc) == 0)
+            rc = build_or_split(rt, acc_tg_without_asserts(s, k), m, packed,
+                                &z, oshape, all, out, call_loc);
+    } else {
+        rc = build_or_split(rt, k, m, packed, &z, oshape, all, out,
+                            call_loc);
+    }
     free(all);
     for (int i = 0; i < k->ninputs; i++)
         tl_tensor_unref(packed[i]);
@@ -679,16 +688,21 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     AccCgProgram p;
     const char *route;
     int whole = -1;
+    const char *asrt;
 
     TL_ASSERT(k->ok);
     for (int i = 0; i < k->ninputs; i++)
         if (in[i]->dtype != k->inputs[i]->dtype ||
             in[i]->rank != k->inputs[i]->rank)
             return -2;
-    if ((why = unsupported_kernel(k, &at))) {
+    if ((why = unsupported_kernel(s, k, &at))) {
         diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED, why);
         return -1;
     }
+    /* The asserts travel as `.assert` lines (target_assert.c). */
+    if (!(asrt = acc_tg_assert_directives(s, k, &at)))
+        return -1;
+    k = acc_tg_without_asserts(s, k);
     z.k = k;
     z.v = tl_xcalloc((size_t)k->nsizes + 1, sizeof *z.v);
     if (call_shapes(k, in, &z, oshape)) {
@@ -712,7 +726,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             buf_init(&why);
             rc = acc_seg_program(s, k, m, &sp, in, &sg, &why);
             if (rc == 0)
-                buf_puts(out, sg.text.s);
+                acc_tg_put_with_asserts(out, &sg.text, asrt);
             else
                 diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED,
                            arena_printf(&s->arena, "one program of '%s', "
@@ -753,7 +767,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             rc = -1;
         }
         if (rc == 0)
-            buf_puts(out, p.text.s);
+            acc_tg_put_with_asserts(out, &p.text, asrt);
     }
     free_program(&p);
     free(z.v);
@@ -810,7 +824,8 @@ static int time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         z.v[i] = sizes ? sizes[i] : 0;
     /* Inputs of the sizes' shapes, zero: code generation reads only
      * their dtypes and shapes. */
-    bad = (why = unsupported_kernel(k, &at)) != NULL;
+    bad = (why = unsupported_kernel(s, k, &at)) != NULL;
+    k = acc_tg_without_asserts(s, k);
     for (int i = 0; i < k->ninputs && !bad; i++) {
         int64_t sh[TL_MAX_RANK];
         for (int j = 0; j < k->inputs[i]->rank && !bad; j++)

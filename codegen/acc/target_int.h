@@ -90,4 +90,21 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                 const AccSegCached *c, TlTensor *const *packed,
                 TlTensor **out, TlBuf *stats, TlLoc loc);
 
+/* A kernel's asserts (target_assert.c).  acc_tg_assert_refusal: why
+ * accel cannot check one (it reads a computed tensor; *at moved to it),
+ * else NULL.  acc_tg_without_asserts: k, or a copy of it without its
+ * asserts for the routes.  acc_tg_assert_directives: the `.assert`
+ * lines of a stand-alone program ("" for none); NULL after an error at
+ * the assert (*at) that has no such form. */
+const char *acc_tg_assert_refusal(TlSession *s, const TlKernelInfo *k,
+                                  TlLoc *at);
+int acc_tg_has_asserts(const TlKernelInfo *k);
+TlKernelInfo *acc_tg_without_asserts(TlSession *s, TlKernelInfo *k);
+const char *acc_tg_assert_directives(TlSession *s, const TlKernelInfo *k,
+                                     TlLoc *at);
+/* Program text into out, the lines asrt after its .input and .output
+ * lines (where the assembler wants them). */
+void acc_tg_put_with_asserts(TlBuf *out, const TlBuf *text,
+                             const char *asrt);
+
 #endif

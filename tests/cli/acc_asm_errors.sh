@@ -111,7 +111,7 @@ tiny|fma.f32 lm0[0], lm0[8], r[0] -> r[4]|1:1: error: 'lm0' is accessed at two a
 tiny|.rep 2\nnop|1:1: error: '.rep' without '.endrep'
 tiny|nop\n.endrep|2:1: error: '.endrep' without '.rep'
 tiny|.rep -1\nnop\n.endrep|1:8: error: .rep count -1 is out of 0..100000000
-tiny|.frob|1:1: error: unknown directive '.frob' (.machine, .input, .output, .rep, .endrep, .macro, .endm)
+tiny|.frob|1:1: error: unknown directive '.frob' (.machine, .input, .output, .assert, .rep, .endrep, .macro, .endm)
 tiny|nop\n.machine tiny|2:1: error: '.machine' must come before the first bundle
 tiny|.machine test\nnop|1:10: error: the program is written for machine 'test' but runs on 'tiny'
 tiny|.input A f32[4] d[0]\n.input A f32[4] d[8]|2:8: error: 'A' is declared twice
