@@ -78,6 +78,8 @@ typedef struct AccCgProgram {
     struct AccPlan *plan;
     int nconv;
     TlBuf bare;
+    const char *conv_what;  /* what they are, for --explain (arena; NULL:
+                             * not said) */
     /* The route's own model of the program in cycles, when it chose
      * its shape by one (the matmul route, cg_mm_plan.c), else 0: what
      * the planner sets beside the program for the stage it does not

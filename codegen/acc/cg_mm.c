@@ -561,13 +561,17 @@ static void emit(AccCgMm *x)
                x->arun ? "; A loads in runs" : "",
                x->win ? "; B from a window image" : "");
     for (int i = 0; i < 2; i++)
-        buf_printf(o, ".input %s %s[%lld] d[%lld]\n", p->ins[i].name,
-                   dt_name(x->dt),
-                   (long long)p->ins[i].nmap,
-                   (long long)(i == x->a ? x->a_at : x->b_at));
+        if (x->olay[i])
+            acc_cg_mm_input_line(x, i, o);
+        else
+            buf_printf(o, ".input %s %s[%lld] d[%lld]\n", p->ins[i].name,
+                       dt_name(x->dt),
+                       (long long)p->ins[i].nmap,
+                       (long long)(i == x->a ? x->a_at : x->b_at));
     buf_printf(o, ".output %s f32[%lld] d[%lld]\n",
                x->g.c->k->outputs[0]->name, (long long)p->oimage,
                (long long)x->o_at);
+    x->body_at = o->len;
     if (x->ares) {
         emit_ares(x, &red);
         buf_free(&red);
@@ -798,9 +802,26 @@ int acc_cg_matmul(TlSession *s, const AccMachine *m, const AccCgCall *c,
     acc_cg_mm_omap(&x);
     if (x.clay && acc_cg_mm_layout_prep(&x))
         return -1;
+    if (x.nolay && acc_cg_mm_operand_prep(&x)) {
+        free(x.img_omap);
+        return -1;
+    }
     emit(&x);
-    if (x.clay && !g->failed)
-        acc_cg_mm_layout_tail(&x);
+    if ((x.clay || x.nolay) && !g->failed) {
+        /* The same program without the conversions: the runner tells
+         * their traffic (its images unfilled: the timing does not
+         * depend on the values). */
+        buf_init(&p->bare);
+        buf_putn(&p->bare, p->text.s, p->text.len);
+        p->nconv = (x.clay != NULL) + x.nolay;
+        p->conv_what = acc_cg_mm_conv_what(&x);
+        if (x.nolay)
+            acc_cg_mm_operand_conv(&x);
+        if (x.clay)
+            acc_cg_mm_layout_tail(&x);
+    }
     free(x.img_omap);
+    for (int i = 0; i < 2; i++)
+        free(x.lmap[i]);
     return g->failed ? -1 : 0;
 }

@@ -30,13 +30,23 @@
  * loads, then stores, a BM's worth at a time), loads it into the
  * layout and stores it from there, row-major, where the runner reads
  * it (layout_emit.c).  That is the program's one conversion, which
- * `time` counts against the program without it.  A `layout` of A or B
- * is refused by name: the route reads them from DRAM images of its own
- * (cg_mm_img.c: one f32 a long word for f32, in the order its loads
- * consume them).  TODO(issue 6): A and B from their layouts by element
- * moves into the route's images; C's runs longer than a j tile's row
- * (4 long words on test: the DMA issue interval bounds the move), by
- * gathering the pairs' blocks in the BMs.
+ * `time` counts against the program without it.
+ *
+ * A `layout` of A or B is followed before the route: the route reads
+ * them from DRAM images of its own (cg_mm_img.c, in the order its
+ * loads consume them), so the program takes the operand row-major,
+ * loads it into the layout and stores it from there row-major (the
+ * operand in its layout, then out of it: layout_emit.c), and moves its
+ * long words into the image (move_pairs), before the route's first
+ * load; the route's program is unchanged after it.  Each image long
+ * word must be a long word of the operand row-major (f32 B read
+ * B[k, j], f16 A read A[i, k]), else the layout is refused by name.
+ * TODO(issue 6): A and B from their layouts by element moves into the
+ * route's images (f32 A keeps one element a long word: lane moves in
+ * the PEs), or the route's loads straight from the layout; C's runs
+ * longer than a j tile's row (4 long words on test: the DMA issue
+ * interval bounds the move), by gathering the pairs' blocks in the
+ * BMs.
  */
 #include "codegen/acc/cg_mm_int.h"
 #include "codegen/acc/layout.h"
@@ -167,6 +177,48 @@ static int constrain(AccCgMm *x, const TlSchedDir *dr, const TlSchedDir *dc,
     return 0;
 }
 
+/* A `layout` of an operand (sl): into olay.  0, or -1 after
+ * reporting (other tensors, an operand read twice, a layout the
+ * conversion cannot emit). */
+static int operand_layout(AccCgMm *x, const TlSchedInfo *si,
+                          const TlSchedLayout *sl)
+{
+    TlSession *s = x->g.s;
+    const AccCgCall *c = x->g.c;
+    const AccCgIn *in = x->g.p->ins;
+    const TlFunc *f = sl->func;
+    int i = -1;
+    TlBuf why;
+
+    for (int o = 0; o < 2; o++)
+        if (f && in[o].input >= 0 && c->k->inputs[in[o].input] == f)
+            i = i < 0 ? o : 2;
+    if (i < 0 || i == 2) {
+        diag_error(s, sl->stmt->name_loc, DIAG_ACC_CG_UNSUPPORTED,
+                   arena_printf(&s->arena, "a `layout` of '%s' on the "
+                                "matmul route, which takes a `layout` of "
+                                "its output, '%s', and of each operand "
+                                "it reads once,", f ? f->name : "?",
+                                c->k->outputs[0]->name));
+        return -1;
+    }
+    if (acc_cg_user_layout(&x->g, si, f, c->in[in[i].input]->rank,
+                           c->in[in[i].input]->shape, &x->olay[i],
+                           &x->olay_at[i]))
+        return -1;
+    buf_init(&why);
+    if (x->olay[i] && !acc_layout_emit_ok(x->olay[i], &why)) {
+        diag_error(s, x->olay_at[i], DIAG_ACC_CG_UNSUPPORTED,
+                   arena_printf(&s->arena, "this `layout` of '%s' on the "
+                                "matmul route (%s),", f->name, why.s));
+        buf_free(&why);
+        return -1;
+    }
+    buf_free(&why);
+    x->nolay += x->olay[i] != NULL;
+    return 0;
+}
+
 int acc_cg_mm_schedule(AccCgMm *x)
 {
     TlSession *s = x->g.s;
@@ -226,14 +278,8 @@ int acc_cg_mm_schedule(AccCgMm *x)
         const TlSchedLayout *sl = si->layouts[j];
         if (sl->func == of)
             continue;
-        diag_error(s, sl->stmt->name_loc, DIAG_ACC_CG_UNSUPPORTED,
-                   arena_printf(&s->arena, "a `layout` of '%s' on the "
-                                "matmul route, which reads its operands "
-                                "from DRAM images of its own (it takes a "
-                                "`layout` of its output, '%s'),",
-                                sl->func ? sl->func->name : "?",
-                                of->name));
-        lerrors++;
+        if (operand_layout(x, si, sl))
+            lerrors++;
     }
     if (!errors && !lerrors) {
         const AccLayout *L;
@@ -321,47 +367,221 @@ static void move_runs(TlBuf *o, const AccMachine *m, int64_t (*runs)[3],
     buf_puts(o, "wait t0\n");
 }
 
+/* Moves long word src[w] to dst[w] for w < n, in runs of consecutive
+ * long words through the top BM of node 0 (move_runs), as many as it
+ * holds at a time. */
+static void move_pairs(TlBuf *o, const AccMachine *m, const int64_t *src,
+                       const int64_t *dst, int64_t n)
+{
+    int64_t cap = m->level[acc_bm_level(m, acc_bm_levels(m))].bm_words;
+    int64_t (*runs)[3] = tl_xmalloc(64 * sizeof *runs);
+    int64_t used = 0;
+    int nr = 0;
+
+    for (int64_t w = 0; w < n; w++) {
+        if (nr && runs[nr - 1][0] + runs[nr - 1][2] == src[w] &&
+            runs[nr - 1][1] + runs[nr - 1][2] == dst[w] && used < cap) {
+            runs[nr - 1][2]++;
+            used++;
+            continue;
+        }
+        if (nr == 64 || used >= cap) {
+            move_runs(o, m, runs, nr);
+            nr = 0;
+            used = 0;
+        }
+        runs[nr][0] = src[w];
+        runs[nr][1] = dst[w];
+        runs[nr][2] = 1;
+        nr++;
+        used++;
+    }
+    if (nr)
+        move_runs(o, m, runs, nr);
+    free(runs);
+}
+
+/* Whether image long word w of operand i (lanes map[ew w ..]) is a
+ * long word of the operand row-major (1; *rm its index), all padding
+ * (0), or neither (-1): a lane that moves inside a long word, a
+ * padding lane where the row-major long word has an element, or a
+ * zero_pad read's value. */
+static int image_word(const AccCgMm *x, const int64_t *map, int64_t w,
+                      int64_t nelems, int64_t *rm)
+{
+    int64_t base = -1;
+
+    for (int l = 0; l < x->ew; l++) {
+        int64_t e = map[x->ew * w + l];
+        if (e == ACC_CG_OUTSIDE)
+            return -1;
+        if (e >= 0) {
+            if (e % x->ew != l || (base >= 0 && e / x->ew != base))
+                return -1;
+            base = e / x->ew;
+        }
+    }
+    if (base < 0)
+        return 0;
+    for (int l = 0; l < x->ew; l++)
+        if (map[x->ew * w + l] < 0 && base * x->ew + l < nelems)
+            return -1;
+    *rm = base;
+    return 1;
+}
+
+int acc_cg_mm_operand_prep(AccCgMm *x)
+{
+    TlSession *s = x->g.s;
+    AccCgProgram *p = x->g.p;
+    int64_t end = x->o_at + (p->oimage + 1) / 2;
+
+    for (int i = 0; i < 2; i++) {
+        AccCgIn *in = &p->ins[i];
+        const TlTensor *t;
+        int64_t lw;
+        if (!x->olay[i])
+            continue;
+        t = x->g.c->in[in->input];
+        for (int64_t w = 0; w * x->ew < in->nmap; w++) {
+            int64_t rm;
+            if (image_word(x, in->map, w, tl_tensor_numel(t), &rm) >= 0)
+                continue;
+            /* TODO(issue 6): element moves inside long words (f32 A
+             * keeps one element a long word; B read down its columns
+             * at f16), through the PEs. */
+            diag_error(s, x->olay_at[i], DIAG_ACC_CG_UNSUPPORTED,
+                       arena_printf(&s->arena, "a `layout` of '%s' on the "
+                                    "matmul route, which moves it into its "
+                                    "image of %s by long words of '%s' "
+                                    "row-major, and this %s image is not "
+                                    "made of them,",
+                                    x->g.c->k->inputs[in->input]->name,
+                                    i == x->a ? "A" : "B",
+                                    x->g.c->k->inputs[in->input]->name,
+                                    dt_name(x->dt)));
+            diag_note(s, x->g.loc, "in this call of '%s'",
+                      x->g.c->k->name);
+            x->g.failed = 1;
+            for (int j = 0; j < i; j++) {
+                free(x->lmap[j]);
+                x->lmap[j] = NULL;
+            }
+            return -1;
+        }
+        lw = (tl_tensor_numel(t) + x->ew - 1) / x->ew;
+        x->in_at[i] = end;
+        x->mid_at[i] = end + lw;
+        end += 2 * lw;
+        x->lmap[i] = in->map;
+        x->nlmap[i] = in->nmap;
+    }
+    if (end > x->g.m->dram_words)
+        return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");
+    for (int i = 0; i < 2; i++)
+        if (x->olay[i]) {
+            AccCgIn *in = &p->ins[i];
+            in->map = NULL;
+            in->nmap = 0;
+            in->direct = 1;
+            in->name = x->g.c->k->inputs[in->input]->name;
+        }
+    return 0;
+}
+
+void acc_cg_mm_input_line(AccCgMm *x, int i, TlBuf *o)
+{
+    const TlTensor *t = x->g.c->in[x->g.p->ins[i].input];
+
+    buf_printf(o, ".input %s %s[", x->g.p->ins[i].name, dt_name(t->dtype));
+    for (int d = 0; d < t->rank; d++)
+        buf_printf(o, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+    buf_printf(o, "] d[%lld]\n", (long long)x->in_at[i]);
+}
+
+void acc_cg_mm_operand_conv(AccCgMm *x)
+{
+    const AccMachine *m = x->g.m;
+    TlBuf *text = &x->g.p->text, c;
+    char *rest;
+
+    buf_init(&c);
+    for (int i = 0; i < 2; i++) {
+        int64_t n = x->nlmap[i] / x->ew, nw = 0, at;
+        int64_t *src, *dst;
+        if (!x->olay[i])
+            continue;
+        at = i == x->a ? x->a_at : x->b_at;
+        src = tl_xmalloc((size_t)(n + 1) * sizeof *src);
+        dst = tl_xmalloc((size_t)(n + 1) * sizeof *dst);
+        for (int64_t w = 0; w < n; w++) {
+            int64_t rm;
+            if (image_word(x, x->lmap[i], w,
+                           x->olay[i]->nelems, &rm) == 1) {
+                src[nw] = x->mid_at[i] + rm;
+                dst[nw++] = at + w;
+            }
+        }
+        buf_printf(&c, "# '%s' into the schedule's layout, stored from "
+                   "it row-major at d[%lld], moved into the route's "
+                   "image at d[%lld]\n", x->g.p->ins[i].name,
+                   (long long)x->mid_at[i], (long long)at);
+        acc_layout_emit_load(&c, x->olay[i], x->in_at[i]);
+        acc_layout_emit_store(&c, x->olay[i], x->mid_at[i]);
+        move_pairs(&c, m, src, dst, nw);
+        free(src);
+        free(dst);
+    }
+    /* The conversion goes before the route's first load. */
+    rest = tl_xstrdup(text->s + x->body_at);
+    text->len = x->body_at;
+    text->s[text->len] = 0;
+    buf_puts(text, c.s ? c.s : "");
+    buf_puts(text, rest);
+    free(rest);
+    buf_free(&c);
+}
+
+const char *acc_cg_mm_conv_what(AccCgMm *x)
+{
+    TlBuf b;
+    const char *r;
+    int n = 0;
+
+    buf_init(&b);
+    for (int i = 0; i < 2; i++)
+        if (x->olay[i])
+            buf_printf(&b, "%s'%s' from its layout through DRAM into the "
+                       "route's image of %s", n++ ? "; " : "",
+                       x->g.p->ins[i].name, i == x->a ? "A" : "B");
+    if (x->clay)
+        buf_printf(&b, "%sthe route's '%s' through DRAM into its layout "
+                   "and out", n++ ? "; " : "",
+                   x->g.c->k->outputs[0]->name);
+    r = arena_strdup(&x->g.s->arena, b.s ? b.s : "");
+    buf_free(&b);
+    return r;
+}
+
 void acc_cg_mm_layout_tail(AccCgMm *x)
 {
     const AccMachine *m = x->g.m;
     AccCgProgram *p = x->g.p;
     TlBuf *o = &p->text;
     int64_t nw = (p->nelems + 1) / 2;
-    int64_t cap = m->level[acc_bm_level(m, acc_bm_levels(m))].bm_words;
-    int64_t (*runs)[3] = tl_xmalloc(64 * sizeof *runs);
-    int n = 0;
-    int64_t used = 0;
+    int64_t *src = tl_xmalloc((size_t)(nw + 1) * sizeof *src);
+    int64_t *dst = tl_xmalloc((size_t)(nw + 1) * sizeof *dst);
 
-    /* Without the conversion: the runner tells its traffic. */
-    buf_init(&p->bare);
-    buf_putn(&p->bare, o->s, o->len);
-    p->nconv = 1;
     buf_printf(o, "# the gathered C row-major at d[%lld], into the "
                "schedule's layout, stored from it at d[%lld]\n",
                (long long)x->rm_at, (long long)x->o_at);
     for (int64_t w = 0; w < nw; w++) {
-        int64_t img = x->c_at + x->img_omap[2 * w] / 2;
-        if (n && runs[n - 1][0] + runs[n - 1][2] == img &&
-            runs[n - 1][1] + runs[n - 1][2] == x->rm_at + w &&
-            used < cap) {
-            runs[n - 1][2]++;
-            used++;
-            continue;
-        }
-        if (n == 64 || used >= cap) {
-            move_runs(o, m, runs, n);
-            n = 0;
-            used = 0;
-        }
-        runs[n][0] = img;
-        runs[n][1] = x->rm_at + w;
-        runs[n][2] = 1;
-        n++;
-        used++;
+        src[w] = x->c_at + x->img_omap[2 * w] / 2;
+        dst[w] = x->rm_at + w;
     }
-    if (n)
-        move_runs(o, m, runs, n);
-    free(runs);
+    move_pairs(o, m, src, dst, nw);
+    free(src);
+    free(dst);
     acc_layout_emit_load(o, x->clay, x->rm_at);
     acc_layout_emit_store(o, x->clay, x->o_at);
 }

@@ -46,6 +46,17 @@ typedef struct AccCgMm {
     const struct AccLayout *clay;
     TlLoc clay_at;
     int64_t o_at, rm_at, *img_omap;
+    /* `layout`s of the operands (by operand index, NULL: none; nolay
+     * of them): the operand comes row-major at in_at (its `.input`),
+     * is loaded into the layout, stored from it row-major at mid_at
+     * and moved from there into the route's image by long words (the
+     * image's map kept in lmap); body_at: where the program's text
+     * after its declarations begins, where that conversion goes. */
+    const struct AccLayout *olay[2];
+    TlLoc olay_at[2];
+    int64_t in_at[2], mid_at[2], *lmap[2], nlmap[2];
+    int nolay;
+    size_t body_at;
     int ak, bk;
     int64_t Wa, Wb;         /* long words per PE per load */
     int64_t Wb0;            /* the same for B set 0 (b_w) */
@@ -151,6 +162,17 @@ int acc_cg_mm_schedule(AccCgMm *x);
  * reporting. */
 int acc_cg_mm_layout_prep(AccCgMm *x);
 void acc_cg_mm_layout_tail(AccCgMm *x);
+/* With layouts of the operands: checks that the route's images can be
+ * moved into by long words and places the row-major copies in DRAM
+ * (call after acc_cg_mm_layout_prep; the operands become direct
+ * inputs); 0, or -1 after reporting.  acc_cg_mm_input_line writes
+ * operand i's `.input`; acc_cg_mm_operand_conv inserts the conversions
+ * at body_at. */
+int acc_cg_mm_operand_prep(AccCgMm *x);
+void acc_cg_mm_input_line(AccCgMm *x, int i, TlBuf *o);
+void acc_cg_mm_operand_conv(AccCgMm *x);
+/* What the program's conversions are, for --explain. */
+const char *acc_cg_mm_conv_what(AccCgMm *x);
 /* Chooses the shape (the cheapest by the estimate of the program) and
  * places the images in DRAM: 0, or -1 after reporting. */
 int acc_cg_mm_plan(AccCgMm *x);

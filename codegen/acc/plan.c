@@ -365,6 +365,11 @@ void acc_plan_set_followed(AccPlan *p, const AccPlan *followed)
     p->followed = followed;
 }
 
+void acc_plan_set_conv_what(AccPlan *p, const char *what)
+{
+    p->conv_what = what;
+}
+
 void acc_plan_set_route_model(AccPlan *p, double cycles)
 {
     p->route_model = cycles;
@@ -511,8 +516,10 @@ void acc_plan_explain(TlBuf *out, const AccPlan *cp)
     if (a.program >= 0) {
         put_program(out, a.route, &a.timing);
         if (p->has_bare)
-            buf_printf(out, "; its conversions %lld",
-                       (long long)a.program_conv);
+            buf_printf(out, "; its conversions %lld%s%s",
+                       (long long)a.program_conv,
+                       p->conv_what ? ": " : "",
+                       p->conv_what ? p->conv_what : "");
         buf_puts(out, ")\n");
         buf_printf(out, "model: %.0f cycles", a.model);
         if (a.model_parts)

@@ -103,6 +103,9 @@ void acc_plan_set_followed(AccPlan *p, const AccPlan *followed);
  * .est_cycles: the matmul route's shape, which the planner does not
  * choose), in cycles; 0: none.  It stands for the model then. */
 void acc_plan_set_route_model(AccPlan *p, double cycles);
+/* What the attached program's conversions are (AccCgProgram
+ * .conv_what), for --explain; NULL: not said. */
+void acc_plan_set_conv_what(AccPlan *p, const char *what);
 
 /* Compiles kernel k for inputs of the sizes (sizes[i] the value of
  * k->sizes[i], NULL when every shape is constant) as a call would, and

@@ -113,6 +113,7 @@ struct AccPlan {
      * has_prog 0 when none; has_bare when its conversions are in it. */
     int has_prog, has_bare;
     const char *prog_route;
+    const char *conv_what;      /* acc_plan_set_conv_what */
     AccTiming prog, bare;
     const AccPlan *followed;    /* the plan the program follows (NULL:
                                  * this one) */

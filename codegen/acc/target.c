@@ -3,8 +3,8 @@
  * contract that lowers the kernel to loop IR without the cpu schedule
  * (codegen/lower.c; of accel schedules, `distribute` and `layout` are
  * followed by the pipeline, elementwise and reduction routes,
- * cg_pipe_lay.c, cg_elem_lay.c and cg_red_lay.c; the matmul route
- * follows a `distribute` and refuses a `layout`, cg_mm_dist.c), compiles it to
+ * cg_pipe_lay.c, cg_elem_lay.c and cg_red_lay.c, and by the matmul
+ * route, cg_mm_dist.c), compiles it to
  * TAM assembly (cg_*.c), assembles it and runs it on the simulator
  * with the call's inputs.  The machine is the one of --machine
  * (acc_cg_set_machine), else TDSL_MACHINE (a built-in name or a
@@ -397,8 +397,8 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     /* Its errors are at the call itself: no note. */
     *route = "pipeline";
     rc = acc_cg_pipeline(s, m, &c, p, call_loc);
-    /* The matmul route reads the schedule's distributes itself and
-     * refuses layouts (cg_mm_dist.c); the reduction route follows
+    /* The matmul route reads the schedule's distributes and layouts
+     * itself (cg_mm_dist.c); the reduction route follows
      * both (cg_red_lay.c). */
     if (rc == 1) {
         free_program(p);

@@ -43,6 +43,7 @@ int acc_tg_attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         acc_plan_set_program(plan, route, all, has_bare ? &bare : NULL);
         acc_plan_set_followed(plan, pg->plan);
         acc_plan_set_route_model(plan, pg->est_cycles);
+        acc_plan_set_conv_what(plan, pg->conv_what);
     }
     return 0;
 }
