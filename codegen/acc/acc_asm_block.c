@@ -513,7 +513,8 @@ static int run_lines(Asm *A, const Line *lines, int n)
             }
             rc = acc_asm_err(A, wat, (int)strlen(w), DIAG_ACC_DIRECTIVE,
                              "unknown directive '%s' (.machine, .input, "
-                             ".output, .assert, .rep, .endrep, .macro, .endm)", w);
+                             ".output, .assert, .rep, .endrep, .macro, "
+                             ".endm)", w);
             continue;
         }
         Macro *mc = find_macro(A, w);
