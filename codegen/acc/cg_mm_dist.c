@@ -346,26 +346,46 @@ int acc_cg_mm_layout_prep(AccCgMm *x)
     return 0;
 }
 
-/* Moves runs[0..n) (image long word, row-major long word, length)
- * through the top BM of node 0: all loads, then all stores. */
+/* Moves runs[0..n) (source long word, destination long word, length)
+ * through the top BM of node 0, where they lie one after another: all
+ * loads, then all stores, a DMA op for each stretch whose source (for
+ * the loads) or destination (for the stores) continues the last
+ * run's, so that a gather into consecutive words stores at once. */
 static void move_runs(TlBuf *o, const AccMachine *m, int64_t (*runs)[3],
                       int n)
 {
     const char *bm = top_bm(m);
-    int64_t at = 0;
 
-    for (int r = 0; r < n; r++, at += runs[r - 1][2])
-        buf_printf(o, "dma.ld.t0@0 d[%lld:%lld] -> %s[%lld]\n",
-                   (long long)runs[r][0],
-                   (long long)(runs[r][0] + runs[r][2]), bm, (long long)at);
-    buf_puts(o, "wait t0\n");
-    at = 0;
-    for (int r = 0; r < n; r++, at += runs[r - 1][2])
-        buf_printf(o, "dma.st.t0@0 %s[%lld:%lld] -> d[%lld]\n", bm,
-                   (long long)at, (long long)(at + runs[r][2]),
-                   (long long)runs[r][1]);
-    buf_puts(o, "wait t0\n");
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t at = 0;
+        for (int r = 0; r < n;) {
+            int64_t first = at, len = runs[r][2], end = runs[r][pass];
+            int q = r + 1;
+            at += runs[r][2];
+            end += runs[r][2];
+            while (q < n && runs[q][pass] == end) {
+                len += runs[q][2];
+                end += runs[q][2];
+                at += runs[q][2];
+                q++;
+            }
+            if (pass == 0)
+                buf_printf(o, "dma.ld.t0@0 d[%lld:%lld] -> %s[%lld]\n",
+                           (long long)runs[r][0],
+                           (long long)(runs[r][0] + len), bm,
+                           (long long)first);
+            else
+                buf_printf(o, "dma.st.t0@0 %s[%lld:%lld] -> d[%lld]\n", bm,
+                           (long long)first, (long long)(first + len),
+                           (long long)runs[r][1]);
+            r = q;
+        }
+        buf_puts(o, "wait t0\n");
+    }
 }
+
+/* Runs a batch of move_runs takes at most (its text's size). */
+enum { MAX_RUNS = 1024 };
 
 /* Moves long word src[w] to dst[w] for w < n, in runs of consecutive
  * long words through the top BM of node 0 (move_runs), as many as it
@@ -374,7 +394,7 @@ static void move_pairs(TlBuf *o, const AccMachine *m, const int64_t *src,
                        const int64_t *dst, int64_t n)
 {
     int64_t cap = m->level[acc_bm_level(m, acc_bm_levels(m))].bm_words;
-    int64_t (*runs)[3] = tl_xmalloc(64 * sizeof *runs);
+    int64_t (*runs)[3] = tl_xmalloc(MAX_RUNS * sizeof *runs);
     int64_t used = 0;
     int nr = 0;
 
@@ -385,7 +405,7 @@ static void move_pairs(TlBuf *o, const AccMachine *m, const int64_t *src,
             used++;
             continue;
         }
-        if (nr == 64 || used >= cap) {
+        if (nr == MAX_RUNS || used >= cap) {
             move_runs(o, m, runs, nr);
             nr = 0;
             used = 0;

@@ -36,7 +36,7 @@ field() {
         on && $1 == p { print $n; exit }' out
 }
 c1=$(field 2 mmb cycles) c0=$(field 2 ref cycles)
-[ "$c1" = 5716 ] && [ "$c0" = 368 ] || fail "cycles $c1, $c0: $(cat out)"
+[ "$c1" = 4980 ] && [ "$c0" = 368 ] || fail "cycles $c1, $c0: $(cat out)"
 grep -q "^    conversion [0-9]* lw in the program (1 conversions, $((c1 - c0)) \
 cycles); not planned (the matmul route's own conversions)$" out ||
     fail "conversion is not $((c1 - c0)) cycles: $(cat out)"
