@@ -3,12 +3,13 @@
 # A model imported with --bind (its kernel asserts the bound data's
 # hash) runs with `--target accel`: the bound data gives numpy's
 # result, other data the interpreter's error, and nothing is simulated.
-# `tdsl compile --target accel` carries the assert as an `.assert`
-# directive, which `tdsl sim` checks when it loads the input (other
-# data, a missing input: refused, naming the input), through the .s and
-# the .tam alike (asm/disasm round trip exact); a kernel with another
-# assert has no stand-alone program.  Then the assembler's errors of
-# `.assert`.  Skipped (77) without python3-onnx and python3-numpy.
+# `tdsl compile --target accel` (a kernel in segments too) carries the
+# assert as an `.assert` directive, which `tdsl sim` checks when it
+# loads the input (other data, a missing input: refused, naming the
+# input), through the .s and the .tam alike (asm/disasm round trip
+# exact); a kernel with another assert has no stand-alone program.
+# Then the assembler's errors of `.assert`.  Skipped (77) without
+# python3-onnx and python3-numpy.
 . "$(dirname "$0")/lib.sh"
 py=/usr/bin/python3
 $py -c 'import onnx, numpy' 2>/dev/null || exit 77
@@ -111,6 +112,37 @@ for p in k.s k.tam; do
 (.assert hash(a) == $h): give it with --in a=FILE.npy" ] ||
         fail "sim $p without a: $(cat err)"
 done
+
+# A kernel that runs as segments is one program (target_seg.c): the
+# .assert of its input goes with it.
+/usr/bin/python3 - <<'PY' || fail "segment inputs"
+import numpy as np
+r = np.random.default_rng(3)
+for n, s in (('sx', (1, 4, 5, 5)), ('sw', (4, 4, 3, 3)), ('sb', (4,)),
+             ('sb2', (4,))):
+    np.save(n + '.npy', r.standard_normal(s).astype(np.float32))
+PY
+printf 'let b: f32[4] = load("sb.npy")\nprint hash(b)\n' >h.tdsl
+hb=$("$TDSL" h.tdsl 2>err) || fail "hash: $(cat err)"
+cat >seg.tdsl <<TDSL
+kernel block(X: f32[N, C, H, W], Wt: f32[F, C, 3, 3], b: f32[F]) -> (Y: f32[N, F, H, W]) {
+    assert hash(b) == $hb, "b is not the bias"
+    c[n, f, y, x] = sum(ci, r in 0..3, s in 0..3) X.zero_pad[n, ci, y + r - 1, x + s - 1] * Wt[f, ci, r, s]
+    Y[n, f, y, x] = max(c[n, f, y, x] + b[f], 0.0)
+}
+TDSL
+"$TDSL" compile seg.tdsl --kernel block --target accel --in sx.npy \
+    --in sw.npy --in sb.npy -o seg.s 2>err || fail "segments: $(cat err)"
+grep -q '^# accel: kernel block, 2 segments in one program' seg.s ||
+    fail "not segments: $(head -3 seg.s)"
+grep -qxF ".assert hash(b) == $hb, \"b is not the bias\"" seg.s ||
+    fail "segments: no .assert: $(head -9 seg.s)"
+"$TDSL" sim seg.s --in X=sx.npy --in Wt=sw.npy --in b=sb.npy \
+    --out Y=sy.npy 2>err || fail "sim segments: $(cat err)"
+"$TDSL" sim seg.s --in X=sx.npy --in Wt=sw.npy --in b=sb2.npy \
+    --out Y=sy.npy 2>err && fail "sim segments ran other data"
+[ "$(cat err)" = "tdsl: input 'b' fails the program's assert hash(b) == \
+$hb: b is not the bias" ] || fail "sim segments, other data: $(cat err)"
 
 # Another assert has no form a program carries.
 cat >r.tdsl <<'TDSL'
