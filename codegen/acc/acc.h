@@ -251,8 +251,23 @@ typedef struct AccConst {
     int64_t i;
 } AccConst;
 
-/* A tensor the program reads or writes, packed row-major in DRAM from
- * long word `addr` (`.input A f32[64,64] d[0]`). */
+/* A run of a tensor's DRAM image (`.image`, codegen/acc/acc_image.c):
+ * reps * count positions, the next ones of the image; position
+ * r * count + i of the run holds element from + r*rstep + i*step of
+ * the tensor (row-major index), or, when from < 0, the constant v (on
+ * an output: a position that holds no element). */
+typedef struct AccImgRun {
+    int64_t from, step, count, reps, rstep;
+    double v;
+} AccImgRun;
+
+/* A tensor the program reads or writes in DRAM from long word `addr`
+ * (`.input A f32[64,64] d[0]`): packed row-major, or, with an image
+ * (`.input A f32[64,64] d[0] image 8192` and its `.image` runs), as
+ * nimg elements in the image's order, which whoever loads the input
+ * lays out (acc_sim_set_input) and whoever reads the output takes
+ * apart (acc_sim_get_output): the layout the consuming code reads, or
+ * the producing code writes, done by the host, outside the count. */
 typedef struct AccIO {
     const char *name;
     int is_output;
@@ -266,7 +281,28 @@ typedef struct AccIO {
     int has_hash;
     int64_t hash;
     const char *msg;
+    int64_t nimg;       /* elements of its image; 0: row-major */
+    AccImgRun *img;
+    int nimgruns;
 } AccIO;
+
+/* Element index or constant of each image position (elem[d] >= 0, or
+ * < 0 with the constant in val[d]) as runs: *runs malloc'd, their
+ * count returned. */
+int acc_img_runs(const int64_t *elem, const double *val, int64_t n,
+                 AccImgRun **runs);
+/* The `.image NAME ...` lines of runs. */
+void acc_img_print(TlBuf *out, const char *name, const AccImgRun *r,
+                   int n);
+/* Whether io's runs fill its image and name its elements only (an
+ * output's: every element at least once): 0, else -1 with why. */
+int acc_img_check(const AccIO *io, TlBuf *why);
+/* Element e of a row-major tensor at src (io's dtype) to its image
+ * at dst (io->nimg elements), constants stored in the dtype. */
+void acc_img_lay(const AccIO *io, const void *src, void *dst);
+/* The image at src back to the row-major tensor at dst (an element
+ * at its first position). */
+void acc_img_unlay(const AccIO *io, const void *src, void *dst);
 
 /* A compressed repetition: bundles [first, first+n) run count times;
  * at iteration j every operand address is its assembled value plus

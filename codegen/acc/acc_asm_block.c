@@ -124,6 +124,21 @@ static int io_directive(Asm *A, int out)
         return -1;
     if (!acc_asm_accept(A, ']'))
         return acc_asm_expected(A, "']'");
+    /* An image: the positions in DRAM, the runs (.image) after. */
+    const char *iat = A->p;
+    if (!acc_asm_at_end(A)) {
+        char w[8];
+        if (!acc_asm_ident(A, w, sizeof w) || strcmp(w, "image")) {
+            A->p = iat;
+            return acc_asm_expected(A, "the end of the line or 'image N'");
+        }
+        if (acc_asm_expr(A, &io.nimg))
+            return -1;
+        if (io.nimg < 1 || io.nimg > (1LL << 40))
+            return acc_asm_err(A, iat, (int)(A->p - iat), DIAG_ACC_DIRECTIVE,
+                               "bad image size %lld", (long long)io.nimg);
+        elems = io.nimg;
+    }
     int64_t lw = (elems * (int64_t)dt_size(io.dt) + 7) / 8;
     if (a < 0 || a + lw > A->m->dram_words)
         return acc_asm_err(A, dat, (int)(A->p - dat), DIAG_ACC_DIRECTIVE,
@@ -498,6 +513,11 @@ static int run_lines(Asm *A, const Line *lines, int n)
                     rc = -1;
                 continue;
             }
+            if (!strcmp(w, ".image")) {
+                if (acc_asm_image(A))
+                    rc = -1;
+                continue;
+            }
             if (!strcmp(w, ".machine")) {
                 if (A->bundles_seen)
                     rc = acc_asm_err(A, wat, (int)strlen(w),
@@ -513,7 +533,8 @@ static int run_lines(Asm *A, const Line *lines, int n)
             }
             rc = acc_asm_err(A, wat, (int)strlen(w), DIAG_ACC_DIRECTIVE,
                              "unknown directive '%s' (.machine, .input, "
-                             ".output, .assert, .rep, .endrep, .macro, "
+                             ".output, .image, .assert, .rep, .endrep, "
+                             ".macro, "
                              ".endm)", w);
             continue;
         }
@@ -617,6 +638,25 @@ AccProgram *acc_assemble(TlSession *s, int file, const AccMachine *m,
     A.m = machine_line(&A, lines, n, m);
     if (A.m)
         run_lines(&A, lines, n);
+    /* Each image's runs, checked, into the arena. */
+    for (int i = 0; i < A.nio; i++) {
+        AccIO *io = &A.io[i];
+        AccImgRun *r = io->img;
+        TlBuf why;
+        if (!io->nimg || s->nerrors != before) {
+            free(r);
+            io->img = NULL;
+            continue;
+        }
+        buf_init(&why);
+        if (acc_img_check(io, &why))
+            diag_error(s, io->loc, DIAG_ACC_DIRECTIVE,
+                       arena_printf(&s->arena, "the image of '%s': %s",
+                                    io->name, why.s));
+        buf_free(&why);
+        COPY(io->img, r, io->nimgruns);
+        free(r);
+    }
     AccProgram *p = NULL;
     if (A.m && s->nerrors == before) {
         p = arena_alloc(&s->arena, sizeof *p);

@@ -12,8 +12,11 @@
 
 /* Version 2 added an op's node set (dma.bcast@{...}, 8 bytes after the
  * nop steps); version 3 an input's `.assert hash(x) == N` (a byte after
- * each tensor's address, then when it is 1 the hash and its message). */
-#define TAM_VERSION 3
+ * each tensor's address, then when it is 1 the hash and its message);
+ * version 4 a tensor's image (.image runs) between its address and
+ * that byte. */
+#define TAM_VERSION 4
+enum { RUN_BYTES = 48 };
 enum { OPND_BYTES = 16, OP_BYTES = 20 + 5 * OPND_BYTES };
 
 static void put_u8(TlBuf *b, unsigned v)
@@ -69,6 +72,19 @@ void acc_write_tam(TlBuf *out, TlSession *s, const AccProgram *p)
         for (int d = 0; d < io->rank; d++)
             put_le(out, (uint64_t)io->shape[d], 8);
         put_le(out, (uint64_t)io->addr, 8);
+        put_le(out, (uint64_t)io->nimg, 8);
+        put_le(out, (uint32_t)io->nimgruns, 4);
+        for (int j = 0; j < io->nimgruns; j++) {
+            const AccImgRun *r = &io->img[j];
+            uint64_t v;
+            memcpy(&v, &r->v, 8);
+            put_le(out, (uint64_t)r->from, 8);
+            put_le(out, (uint64_t)r->step, 8);
+            put_le(out, (uint64_t)r->count, 8);
+            put_le(out, (uint64_t)r->reps, 8);
+            put_le(out, (uint64_t)r->rstep, 8);
+            put_le(out, v, 8);
+        }
         put_u8(out, (unsigned)io->has_hash);
         if (io->has_hash) {
             size_t ml = io->msg ? strlen(io->msg) : 0;
@@ -214,10 +230,43 @@ AccProgram *acc_read_tam(TlSession *s, const void *data, size_t len,
             elems *= io->shape[d];
         }
         io->addr = (int64_t)get(&r, 8);
+        io->nimg = (int64_t)get(&r, 8);
+        uint64_t nrun = get(&r, 4);
+        if (r.bad || io->nimg < 0 || io->nimg > (1LL << 40) ||
+            (!io->nimg && nrun) ||
+            nrun > (size_t)(r.end - r.p) / RUN_BYTES)
+            return fail(&r, "a bad tensor image (corrupt)");
+        if (io->nimg)
+            elems = io->nimg;
         int64_t lw = (elems * (int64_t)dt_size(io->dt) + 7) / 8;
         if (io->addr < 0 || io->addr > m->dram_words ||
             lw > m->dram_words - io->addr)
             return fail(&r, "a tensor outside DRAM (corrupt)");
+        io->nimgruns = (int)nrun;
+        io->img = arena_alloc(&s->arena, (nrun + 1) * sizeof *io->img);
+        for (uint64_t j = 0; j < nrun; j++) {
+            AccImgRun *x = &io->img[j];
+            uint64_t v;
+            x->from = (int64_t)get(&r, 8);
+            x->step = (int64_t)get(&r, 8);
+            x->count = (int64_t)get(&r, 8);
+            x->reps = (int64_t)get(&r, 8);
+            x->rstep = (int64_t)get(&r, 8);
+            v = get(&r, 8);
+            memcpy(&x->v, &v, 8);
+        }
+        if (io->nimg) {
+            TlBuf why;
+            int bad;
+            buf_init(&why);
+            bad = acc_img_check(io, &why);
+            if (bad && !r.bad)
+                buf_printf(err, "the image of '%s': %s (corrupt)",
+                           io->name, why.s);
+            buf_free(&why);
+            if (bad)
+                return NULL;
+        }
         io->has_hash = (int)get(&r, 1);
         if (!r.bad && (io->has_hash > 1 || (io->has_hash && io->is_output)))
             return fail(&r, "a bad .assert (corrupt)");

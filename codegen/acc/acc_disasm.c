@@ -188,7 +188,11 @@ void acc_disasm(TlBuf *out, const AccProgram *p)
                    io->name, dt_name(io->dt));
         for (int d = 0; d < io->rank; d++)
             buf_printf(out, "%s%lld", d ? "," : "", (long long)io->shape[d]);
-        buf_printf(out, "] d[%lld]\n", (long long)io->addr);
+        buf_printf(out, "] d[%lld]", (long long)io->addr);
+        if (io->nimg)
+            buf_printf(out, " image %lld", (long long)io->nimg);
+        buf_puts(out, "\n");
+        acc_img_print(out, io->name, io->img, io->nimgruns);
     }
     for (int i = 0; i < p->nio; i++) {
         const AccIO *io = &p->io[i];

@@ -128,6 +128,9 @@ TL_INTERNAL int acc_asm_expr(Asm *A, int64_t *v);
 TL_INTERNAL int acc_asm_unquote(const char **p, const char *end,
                                 TlBuf *out);
 TL_INTERNAL int acc_asm_add_const(Asm *A, double f, int64_t i);
+/* The `.image` directive after its name (acc_image.c): a run of a
+ * tensor declared with an image; 0, or -1 after reporting. */
+TL_INTERNAL int acc_asm_image(Asm *A);
 /* Parses the line A->ln as a bundle and appends it (0), or reports. */
 TL_INTERNAL int acc_asm_bundle(Asm *A);
 

@@ -198,8 +198,17 @@ int acc_sim_set_input(AccSim *sim, const char *name, const TlTensor *t,
         return -1;
     }
     TlTensor *c = tl_tensor_contiguous((TlTensor *)t);
-    dram_copy(sim, io->addr, c->data,
-              tl_tensor_numel(c) * (int64_t)dt_size(c->dtype), 1);
+    if (io->nimg) {
+        /* The host lays it out in the order the program reads. */
+        char *img = tl_xcalloc((size_t)io->nimg, dt_size(io->dt));
+        acc_img_lay(io, c->data, img);
+        dram_copy(sim, io->addr, img, io->nimg * (int64_t)dt_size(io->dt),
+                  1);
+        free(img);
+    } else {
+        dram_copy(sim, io->addr, c->data,
+                  tl_tensor_numel(c) * (int64_t)dt_size(c->dtype), 1);
+    }
     tl_tensor_unref(c);
     return 0;
 }
@@ -217,8 +226,16 @@ TlTensor *acc_sim_get_output(AccSim *sim, const char *name, TlBuf *err)
         buf_printf(err, "'%s': %s", name, e);
         return NULL;
     }
-    dram_copy(sim, io->addr, t->data,
-              tl_tensor_numel(t) * (int64_t)dt_size(t->dtype), 0);
+    if (io->nimg) {
+        char *img = tl_xcalloc((size_t)io->nimg, dt_size(io->dt));
+        dram_copy(sim, io->addr, img, io->nimg * (int64_t)dt_size(io->dt),
+                  0);
+        acc_img_unlay(io, img, t->data);
+        free(img);
+    } else {
+        dram_copy(sim, io->addr, t->data,
+                  tl_tensor_numel(t) * (int64_t)dt_size(t->dtype), 0);
+    }
     return t;
 }
 

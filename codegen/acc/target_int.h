@@ -52,6 +52,10 @@ typedef struct AccSegProg {
      * the routes' images: what a host could lay out once). */
     TlBuf mid;
     int nconv;              /* conversions in it */
+    int nhost;              /* inputs declared in their first
+                             * consumer's image (laid out by the host) */
+    int out_host;           /* the output declared in its producer's
+                             * image (read back by the host) */
     int64_t gathers;        /* their DMA gathers */
     const char *route[ACC_SEG_MAX];
 } AccSegProg;

@@ -10,18 +10,23 @@
  * its `.input`/`.output` directives cut them into regions (a region
  * runs from one directive's address to the next, the last to the end
  * of what its DMA ops touch), and every `d[...]` operand moves with the
- * region its first address falls in.  An input the segment reads as it
- * is (`direct`) from a tensor stored row-major (a kernel input, an
- * output with no image order) is read where that tensor is; any other
- * (a route's image: AccCgIn.map, a broadcast, an output stored in its
- * route's image order: AccCgProgram.omap) is built before the segment
- * by a gather from the tensor's storage, element by element, with the
- * image's padding; the last output, when stored in image order, is
- * gathered row-major at the end.  The program's `.input`s are the
- * kernel's inputs, its `.output` the kernel's output, row-major: what
- * the runner gives and takes, and what `tdsl sim --in/--out` gives and
- * takes.  A segment is followed by a `wait` of each DMA tag it uses, so
- * that the next one reads what it stored.
+ * region its first address falls in.  A kernel input is placed by its
+ * first consumer: in the image that segment reads (a route's image,
+ * AccCgIn.map, or a broadcast expanded) when it holds every element,
+ * declared so (`.input X ... image N` and its `.image` runs,
+ * acc_image.c), for the host to lay out when it loads the input; else
+ * row-major.  An input the segment reads as it is (`direct`) from a
+ * tensor stored row-major is read where that tensor is; any other (an
+ * image of a tensor stored elsewhere or in another order, an output
+ * stored in its route's order: AccCgProgram.omap) is built before the
+ * segment by a gather from the tensor's storage, element by element,
+ * with the image's padding.  The last output, when stored in its
+ * route's order, is declared in that image for the host to read back.
+ * So the program takes the kernel's inputs and gives its output as
+ * the runner and `tdsl sim --in/--out` have them, row-major, and the
+ * layout of what crosses the host is not on the device.  A segment is
+ * followed by a `wait` of each DMA tag it uses, so that the next one
+ * reads what it stored.
  */
 #include "codegen/acc/target_int.h"
 
@@ -42,6 +47,12 @@ typedef struct Store {
     int rank;
     int64_t shape[TL_MAX_RANK];
     int kin;                /* a kernel input */
+    int placed;             /* a kernel input given its place (by its
+                             * first consumer) */
+    int64_t *own;           /* omap when malloc'd here */
+    AccImgRun *img;         /* a kernel input's image, laid out by the
+                             * host (malloc'd) */
+    int nimg;
     int unpacked;           /* whether up holds its unpacked copy */
     AccSegUnpack up;
 } Store;
@@ -58,6 +69,7 @@ typedef struct Build {
     int nc;
     int nconv;
     int64_t gathers;
+    int nhost;              /* kernel inputs laid out by the host */
     TlBuf *mid;             /* the program without the kernel inputs'
                              * conversions */
 } Build;
@@ -110,6 +122,32 @@ static int64_t elem_word(Build *b, Store *x, int64_t l)
     return acc_seg_unpacked_at(&x->up, x->omap ? x->omap[l] : l);
 }
 
+/* The tensor element (or -1, the constant in *val) at position e of
+ * the image input ci of program p reads (ci->map, or a broadcast);
+ * v: the loop counters, stepped here. */
+static int64_t source_of(const AccCgProgram *p, const AccCgIn *ci,
+                         int64_t e, int64_t *v, double *val)
+{
+    int64_t l;
+
+    *val = 0.0;
+    if (ci->map) {
+        int64_t mv = ci->map[e];
+        if (mv < 0)
+            *val = mv == ACC_CG_OUTSIDE ? ci->bpad : ci->pad;
+        return mv < 0 ? -1 : mv;
+    }
+    l = ci->k;
+    for (int j = 0; j < p->nloops; j++)
+        l += ci->coef[j] * v[j];
+    for (int j = p->nloops - 1; j >= 0; j--) {
+        if (++v[j] < p->ext[j])
+            break;
+        v[j] = 0;
+    }
+    return l;
+}
+
 /* Builds the image input ci of program p reads (x: the tensor, NULL
  * for a pad flag image) at dst; nd: its elements.  -1 with why. */
 static int convert(Build *b, const AccCgProgram *p, const AccCgIn *ci,
@@ -125,26 +163,11 @@ static int convert(Build *b, const AccCgProgram *p, const AccCgIn *ci,
 
     memset(v, 0, sizeof v);
     for (int64_t e = 0; e < nd; e++) {
-        int64_t l = -1;
-        if (ci->map) {
-            int64_t mv = ci->map[e];
-            if (mv < 0 || !x)
-                from[e] = konst(b, mv == ACC_CG_OUTSIDE ? ci->bpad
-                                   : mv < 0             ? ci->pad
-                                                        : 0.0);
-            else
-                l = mv;
-        } else if (ci->direct) {
-            l = e;
-        } else {
-            l = ci->k;
-            for (int j = 0; j < p->nloops; j++)
-                l += ci->coef[j] * v[j];
-            for (int j = p->nloops - 1; j >= 0; j--) {
-                if (++v[j] < p->ext[j])
-                    break;
-                v[j] = 0;
-            }
+        double c = 0.0;
+        int64_t l = ci->direct && !ci->map ? e : source_of(p, ci, e, v, &c);
+        if (l < 0 || !x) {
+            from[e] = konst(b, l < 0 ? c : 0.0);
+            l = -1;
         }
         if (l >= 0)
             from[e] = elem_word(b, x, l);
@@ -164,6 +187,54 @@ done:
     buf_free(&cv);
     free(from);
     return rc;
+}
+
+/* Places kernel input x, not placed yet, for its first consumer ci of
+ * program p (nd image elements, lw long words at least): in ci's image
+ * when ci reads one that holds every element of x (so that later
+ * consumers can convert from it), laid out by the host when it loads
+ * the input, else row-major.  1 when in the image (nothing to convert
+ * for ci), 0 when row-major. */
+static int place_input(Build *b, const AccCgProgram *p, const AccCgIn *ci,
+                       Store *x, int64_t nd, int64_t lw)
+{
+    int64_t *elem, *inv, v[TL_MAX_RANK];
+    double *val;
+    int64_t have = 0, n = x->n;
+
+    x->placed = 1;
+    if (ci->direct && !ci->map) {
+        x->at = alloc(b, lw_of(x->dt, x->n) + acc_seg_conv_slack(b->m));
+        return 0;
+    }
+    elem = tl_xcalloc((size_t)nd + 1, sizeof *elem);
+    val = tl_xcalloc((size_t)nd + 1, sizeof *val);
+    inv = tl_xcalloc((size_t)n + 1, sizeof *inv);
+    for (int64_t l = 0; l < n; l++)
+        inv[l] = -1;
+    memset(v, 0, sizeof v);
+    for (int64_t e = 0; e < nd; e++) {
+        int64_t l = source_of(p, ci, e, v, &val[e]);
+        elem[e] = l;
+        if (l >= 0 && l < n && inv[l] < 0) {
+            inv[l] = e;
+            have++;
+        }
+    }
+    if (have == n) {
+        x->nimg = acc_img_runs(elem, val, nd, &x->img);
+        x->own = inv;
+        x->omap = inv;
+        x->n = nd;
+        x->at = alloc(b, lw + acc_seg_conv_slack(b->m));
+        b->nhost++;
+    } else {
+        free(inv);
+        x->at = alloc(b, lw_of(x->dt, x->n) + acc_seg_conv_slack(b->m));
+    }
+    free(elem);
+    free(val);
+    return have == n;
 }
 
 /* A segment program's text split in lines, its directives and regions. */
@@ -390,6 +461,18 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
             buf_printf(b->why, "an input '%s' stored nowhere", r[j].name);
             goto done;
         }
+        if (x && x->kin && !x->placed) {
+            int64_t nd = ci->map ? ci->nmap
+                         : ci->direct ? x->n
+                                      : p->nelems;
+            int64_t lw = lw_of(x->dt, nd);
+            if (r[j].hi - r[j].lo > lw)
+                lw = r[j].hi - r[j].lo;
+            if (place_input(b, p, ci, x, nd, lw)) {
+                r[j].to = x->at;
+                continue;
+            }
+        }
         if (ci->direct && !ci->map && x && !x->omap) {
             r[j].to = x->at;
             continue;
@@ -483,18 +566,48 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         t->kin = 1;
         t->dt = in[x]->dtype;
         t->n = n;
-        t->at = alloc(b, lw_of(t->dt, n) + acc_seg_conv_slack(m));
-        buf_printf(&head, ".input %s ", t->name);
-        put_type(&head, t->dt, in[x]->rank, in[x]->shape);
-        buf_printf(&head, " d[%lld]\n", (long long)t->at);
+        t->rank = in[x]->rank;
+        memcpy(t->shape, in[x]->shape, sizeof(int64_t) * (size_t)t->rank);
     }
     for (int i = 0; i < sp->n; i++, built++)
         if (segment(b, k, sp, i, in, &p[i], out, oshape))
             goto done;
+    /* The inputs where their first consumers placed them (one no
+     * segment reads, row-major). */
+    for (int x = 0; x < k->ninputs; x++) {
+        Store *t = &b->t[x];
+        if (!t->placed) {
+            t->placed = 1;
+            t->at = alloc(b, lw_of(t->dt, t->n) + acc_seg_conv_slack(m));
+        }
+        buf_printf(&head, ".input %s ", t->name);
+        put_type(&head, t->dt, t->rank, t->shape);
+        buf_printf(&head, " d[%lld]", (long long)t->at);
+        if (t->img)
+            buf_printf(&head, " image %lld", (long long)t->n);
+        buf_puts(&head, "\n");
+        acc_img_print(&head, t->name, t->img, t->nimg);
+    }
     {
         Store *x = store_of(b, sp->seg[sp->n - 1].out);
         int64_t n = numel(of->rank, oshape);
-        if (x->omap) {
+        AccImgRun *oimg = NULL;
+        int noimg = 0;
+        if (x->omap && n <= x->n) {
+            /* Read back from its producer's image by the host: position
+             * omap[e] holds element e, the others none. */
+            int64_t *elem = tl_xcalloc((size_t)x->n + 1, sizeof *elem);
+            double *val = tl_xcalloc((size_t)x->n + 1, sizeof *val);
+            for (int64_t q = 0; q < x->n; q++)
+                elem[q] = -1;
+            for (int64_t e = n - 1; e >= 0; e--)
+                elem[x->omap[e]] = e;
+            noimg = acc_img_runs(elem, val, x->n, &oimg);
+            free(elem);
+            free(val);
+            last_at = x->at;
+            out->out_host = 1;
+        } else if (x->omap) {
             int64_t *from = tl_xcalloc((size_t)n + 1, sizeof *from);
             TlBuf cv;
             buf_init(&cv);
@@ -515,7 +628,12 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         }
         buf_printf(&head, ".output %s ", of->name);
         put_type(&head, of->dtype, of->rank, oshape);
-        buf_printf(&head, " d[%lld]\n", (long long)last_at);
+        buf_printf(&head, " d[%lld]", (long long)last_at);
+        if (oimg)
+            buf_printf(&head, " image %lld", (long long)x->n);
+        buf_puts(&head, "\n");
+        acc_img_print(&head, of->name, oimg, noimg);
+        free(oimg);
     }
     if (b->next + acc_seg_conv_slack(m) > m->dram_words) {
         buf_printf(why, "a program of segments that needs %lld long words "
@@ -541,8 +659,13 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     }
     out->nconv = b->nconv;
     out->gathers = b->gathers;
+    out->nhost = b->nhost;
     rc = 0;
 done:
+    for (int i = 0; i < b->nt; i++) {
+        free(b->t[i].own);
+        free(b->t[i].img);
+    }
     for (int i = 0; i < built && i < sp->n; i++)
         acc_tg_free_program(&p[i]);
     free(p);
@@ -696,9 +819,15 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                    "between them on the device\n", c->nseg);
         acc_sim_print_stats(stats, sim);
         buf_puts(stats, c->lines);
+        buf_printf(stats, "host       %d of %d inputs laid out in their "
+                   "first route's image by the host at load, the output "
+                   "read back %s (not counted)\n", c->prog.nhost,
+                   k->ninputs, c->prog.out_host
+                                   ? "from its route's image by the host"
+                                   : "row-major");
         buf_printf(stats, "conversion %d in the program: %lld cycles, %lld "
                    "lw DRAM (%lld DMA gathers); of the kernel's inputs "
-                   "into the routes' images %lld cycles, %lld lw\n",
+                   "into other routes' images %lld cycles, %lld lw\n",
                    c->prog.nconv, (long long)(st->cycles - bare.cycles),
                    (long long)(dram - bare.dram_words[0] -
                                bare.dram_words[1]),

@@ -111,7 +111,7 @@ tiny|fma.f32 lm0[0], lm0[8], r[0] -> r[4]|1:1: error: 'lm0' is accessed at two a
 tiny|.rep 2\nnop|1:1: error: '.rep' without '.endrep'
 tiny|nop\n.endrep|2:1: error: '.endrep' without '.rep'
 tiny|.rep -1\nnop\n.endrep|1:8: error: .rep count -1 is out of 0..100000000
-tiny|.frob|1:1: error: unknown directive '.frob' (.machine, .input, .output, .assert, .rep, .endrep, .macro, .endm)
+tiny|.frob|1:1: error: unknown directive '.frob' (.machine, .input, .output, .image, .assert, .rep, .endrep, .macro, .endm)
 tiny|nop\n.machine tiny|2:1: error: '.machine' must come before the first bundle
 tiny|.machine test\nnop|1:10: error: the program is written for machine 'test' but runs on 'tiny'
 tiny|.input A f32[4] d[0]\n.input A f32[4] d[8]|2:8: error: 'A' is declared twice
@@ -119,6 +119,18 @@ tiny|.input A q32[4] d[0]|1:9: error: unknown element type 'q32'
 tiny|.input A f32 d[0]|1:14: error: expected '[' and the shape, found 'd'
 tiny|.input A f32[4] e[0]|1:17: error: expected where it lives in DRAM, d[ADDR], found 'e'
 tiny|.input A f32[4] d[65535]|1:16: error: 'A' needs DRAM long words 65535..65537, out of the machine's 65536
+tiny|.input A f32[4] d[0] foo 3|1:22: error: expected the end of the line or 'image N', found 'foo'
+tiny|.input A f32[4] d[0] image 0|1:21: error: bad image size 0
+tiny|.image A from 0 step 1 count 4|1:7: error: 'A' is not declared before with an image (.input/.output A TYPE d[ADDR] image N)
+tiny|.input A f32[4] d[0] image 4\n.image A from 0 step 1 count 3|1:1: error: the image of 'A': its runs hold 3 positions, not the image's 4
+tiny|.input A f32[4] d[0] image 4\n.image A from 2 step 1 count 4|1:1: error: the image of 'A': a run names elements 2..5 of 4
+tiny|.output C f32[4] d[0] image 4\n.image C pad 0 count 4|1:1: error: the image of 'C': element 0 of the output is in no run
+tiny|.output C f32[4] d[0] image 2\n.image C from 0 step 1 count 2|1:1: error: the image of 'C': an output of 4 elements in an image of 2
+tiny|.input A f32[4] d[0] image 4\n.image A pad x count 4|2:14: error: expected the pad's value, found 'x'
+tiny|.input A f32[4] d[0] image 4\n.image A from 0 step 1 count 0|2:7: error: a run of 1 x 0 positions
+tiny|.input A f32[4] d[0] image 4\n.image A from 0 count 4|2:17: error: expected 'step' and a number, found 'count'
+tiny|.input A f32[4] d[0] image 4\n.image A from -1 step 1 count 4|2:7: error: a run from element -1
+tiny|.input A f32[4] d[0] image 4\n.image A from 0 step 1 count 4 reps 2|2:38: error: expected 'rstep' and a number, found the end of the line
 tiny|.macro add x\nnop\n.endm|1:8: error: 'add' is already an instruction
 tiny|.macro m x\nnop\n.endm\nm|4:1: error: macro 'm' takes 1 argument, not 0
 tiny|.macro m\nm\n.endm\nm|4:1: error: macros nested too deeply (at most 16): is 'm' calling itself?
