@@ -48,7 +48,7 @@ int acc_img_runs(const int64_t *elem, const double *val, int64_t n,
             if (d + 1 < n && elem[d + 1] >= 0) {
                 x->step = elem[d + 1] - elem[d];
                 while (d + k < n && elem[d + k] >= 0 &&
-                       elem[d + k] == x->from + k * x->step)
+                       elem[d + k] - elem[d + k - 1] == x->step)
                     k++;
             }
         }
@@ -140,9 +140,12 @@ int acc_img_check(const AccIO *io, TlBuf *why)
         total += r->count * r->reps;
         if (r->from < 0)
             continue;
-        if (r->step < -LIMIT || r->step > LIMIT || r->rstep < -LIMIT ||
-            r->rstep > LIMIT) {
-            buf_printf(why, "a run's step out of range");
+        /* Each term within 2^40, so that the corners do not overflow. */
+        if (r->from > LIMIT || r->step < -LIMIT || r->step > LIMIT ||
+            r->rstep < -LIMIT || r->rstep > LIMIT ||
+            (r->step && r->count - 1 > LIMIT / llabs(r->step)) ||
+            (r->rstep && r->reps - 1 > LIMIT / llabs(r->rstep))) {
+            buf_printf(why, "a run's elements out of range");
             return -1;
         }
         /* Linear in both counters: the extremes are at the corners. */

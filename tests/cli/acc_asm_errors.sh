@@ -130,6 +130,7 @@ tiny|.input A f32[4] d[0] image 4\n.image A pad x count 4|2:14: error: expected 
 tiny|.input A f32[4] d[0] image 4\n.image A from 0 step 1 count 0|2:7: error: a run of 1 x 0 positions
 tiny|.input A f32[4] d[0] image 4\n.image A from 0 count 4|2:17: error: expected 'step' and a number, found 'count'
 tiny|.input A f32[4] d[0] image 4\n.image A from -1 step 1 count 4|2:7: error: a run from element -1
+tiny|.input A f32[4] d[0] image 4\n.image A from 0 step 1099511627776 count 4|1:1: error: the image of 'A': a run's elements out of range
 tiny|.input A f32[4] d[0] image 4\n.image A from 0 step 1 count 4 reps 2|2:38: error: expected 'rstep' and a number, found the end of the line
 tiny|.macro add x\nnop\n.endm|1:8: error: 'add' is already an instruction
 tiny|.macro m x\nnop\n.endm\nm|4:1: error: macro 'm' takes 1 argument, not 0
