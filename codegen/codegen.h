@@ -148,7 +148,8 @@ typedef enum {
  * the i64 FNV-1a hash h continued over the bytes of the scalar v of any
  * dtype as a buffer stores it (bool one byte, f16/bf16 their 16 bits),
  * in memory order: tl_tensor_hash's step (hash(x) of a tensor the
- * kernel computes, SPEC 6.8). */
+ * kernel computes, SPEC 6.8); lower and upper (ints 4) take and give
+ * a str (SPEC 8.6: ASCII letters mapped). */
 #define LIR_CALLS(X)                                                     \
     X(EXP, "exp", 1, 0)                                                  \
     X(FAST_EXP, "fast_exp", 1, 0)                                        \
@@ -176,7 +177,9 @@ typedef enum {
     X(POW, "pow", 2, 0)                                                  \
     X(UNIFORM, "uniform", 2, 2)                                          \
     X(NORMAL, "normal", 2, 2)                                            \
-    X(FNV, "fnv", 2, 3)
+    X(FNV, "fnv", 2, 3)                                                  \
+    X(LOWER, "lower", 1, 4)                                              \
+    X(UPPER, "upper", 1, 4)
 
 typedef enum {
 #define X(n, sp, nargs, ints) LC_##n,

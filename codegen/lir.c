@@ -162,6 +162,8 @@ int lir_int_fits(TlDType dt, int64_t v)
 {
     if (dt == DT_U64)           /* held as its bits: any int64_t */
         return 1;
+    if (dt == DT_STR)           /* 0: the empty string (SPEC 8.6) */
+        return v == 0;
     return (dt == DT_BOOL || dt_is_int(dt)) && v >= lir_int_min(dt) &&
            v <= lir_int_max(dt);
 }

@@ -215,8 +215,10 @@ static void binary(V *v, const LExpr *e, const LStmt *st)
             problem(v, e, st, "'%s' needs bool operands, not %s", name, ta);
         break;
     case 'C':
-        if (a->type.dt == DT_BOOL && e->op != LO_EQ && e->op != LO_NE)
-            problem(v, e, st, "'%s' does not apply to bool", name);
+        if ((a->type.dt == DT_BOOL || a->type.dt == DT_STR) &&
+            e->op != LO_EQ && e->op != LO_NE)
+            problem(v, e, st, "'%s' does not apply to %s", name,
+                    dt_name(a->type.dt));
         break;
     default:
         if (!is_num(a->type.dt))
@@ -315,8 +317,9 @@ static void call(V *v, const LExpr *e, const LStmt *st)
                     name);
             return;
         }
-        if (lir_call_ints(e->fn) == 2 ? a->type.dt != DT_I64
-                                      : !dt_is_float(a->type.dt) &&
+        if (lir_call_ints(e->fn) == 4 ? a->type.dt != DT_STR
+            : lir_call_ints(e->fn) == 2 ? a->type.dt != DT_I64
+                                        : !dt_is_float(a->type.dt) &&
             !(lir_call_ints(e->fn) && dt_is_int(a->type.dt))) {
             problem(v, e, st, "'%s' does not apply to %s", name, ta);
             return;

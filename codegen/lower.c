@@ -101,6 +101,30 @@ LVar *cg_extern_fn(Lw *L, TlExternInfo *x)
     return L->params[L->np - 1].var;
 }
 
+/* A string literal (SPEC 8.6) is element n of the table tl.strs the
+ * runner passes (interned strings; the C entry's are C literals), so
+ * the loop IR needs no string constants: a literal is a load that
+ * every pass already knows. */
+LExpr *cg_str_lit(Lw *L, const char *s)
+{
+    int n = 0;
+
+    while (n < L->nlits && strcmp(L->lits[n], s))
+        n++;
+    if (n == L->nlits) {
+        if (L->nlits == L->caplits) {
+            L->caplits = L->caplits ? 2 * L->caplits : 8;
+            L->lits = tl_xrealloc(L->lits, (size_t)L->caplits *
+                                           sizeof *L->lits);
+        }
+        L->lits[L->nlits++] = arena_strdup(&L->s->arena, s);
+    }
+    if (!L->strs)
+        L->strs = add_param(L, lir_buffer(L->s, "tl.strs", DT_STR),
+                            CGP_STRS, NULL, 0, NULL);
+    return lir_load(L->s, L->strs, (LExpr *[]){i64c(L, n)}, 1);
+}
+
 /* hash(x) of a tensor the kernel computes: in an inlined call, x
  * stands for a stage of the caller (or its result of another call).
  * The hash is tl_tensor_hash's, in the kernel: FNV-1a over the dtype's
@@ -611,18 +635,14 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
     L.s = s;
     L.k = k;
     L.plain = plain;
-    /* TODO(issue 5): compile str stages (pointers into an arena the
-     * runner owns); until then the cpu runner runs them interpreted. */
-    if ((sf = cg_kernel_str(k))) {
-        /* (plain lowering is the accel target's) */
-        diag_error(s, sf->loc, plain ? DIAG_ACC_CG_UNSUPPORTED
-                                     : DIAG_CG_UNSUPPORTED,
+    /* Plain lowering is the accel target's, which has no strings. */
+    if ((sf = cg_kernel_str(k)) && plain) {
+        diag_error(s, sf->loc, DIAG_ACC_CG_UNSUPPORTED,
                    arena_printf(&s->arena, sf->dtype == DT_STR
                                 ? "the str tensor '%s'"
                                 : "'%s', computed with strings,", sf->name));
-        diag_hint(s, plain ? "kernels with strings run on the interpreter"
-                           : "kernels with strings run on the interpreter; "
-                             "'tdsl run --target cpu' does that for them");
+        diag_hint(s, "kernels with strings run on the interpreter or the "
+                     "cpu target");
         return NULL;
     }
     if (!plain && cg_sched_check(s, k))
@@ -641,6 +661,9 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
         extern_tensor(&L, k->consts[i], "const");
     L.err = add_param(&L, lir_buffer(s, CG_ERR_NAME, DT_I32), CGP_ERR, NULL, 0,
                       NULL);
+    if (sf)
+        add_param(&L, lir_buffer(s, CG_STRMEM_NAME, DT_U8), CGP_STRMEM, NULL,
+                  0, NULL);
     scalars(&L, &top);
     cg_lower_funcs(&L, k, &top);
     for (int i = 0; i < L.nfs && !L.failed; i++)
@@ -650,6 +673,7 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
                         L.fs[i].nest->at_var->name,
                         L.fs[i].nest->at_func->name));
     if (L.failed) {
+        free(L.lits);
         free(L.asrt_at);
         free(L.asrt_buf);
         free(top.v);
@@ -676,6 +700,12 @@ static CgKernel *lower_kernel(TlSession *s, TlKernelInfo *k, int plain)
     ck->nparams = L.np;
     ck->params = arena_alloc(&s->arena, (size_t)L.np * sizeof *ck->params);
     memcpy(ck->params, L.cps, (size_t)L.np * sizeof *ck->params);
+    ck->nlits = L.nlits;
+    ck->lits = arena_alloc(&s->arena, (size_t)(L.nlits + 1) *
+                                      sizeof *ck->lits);
+    if (L.nlits)
+        memcpy(ck->lits, L.lits, (size_t)L.nlits * sizeof *ck->lits);
+    free(L.lits);
     free(L.cps);
     free(L.params);
     free(L.vars);

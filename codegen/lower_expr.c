@@ -520,6 +520,8 @@ static LExpr *lower_builtin(Lw *L, TlExpr *e, TlBuiltin *b, SList *pre)
     case BI_ROUND: fn = LC_ROUND; break;
     case BI_UNIFORM: fn = LC_UNIFORM; break;
     case BI_NORMAL: fn = LC_NORMAL; break;
+    case BI_LOWER: fn = LC_LOWER; break;
+    case BI_UPPER: fn = LC_UPPER; break;
     default:
         cg_unsupported(L, e->loc, arena_printf(&L->s->arena, "'%s'", b->name));
         return lir_const(L->s, lir_type(e->dtype, 1), 0);
@@ -561,6 +563,8 @@ LExpr *cg_lower_expr(Lw *L, TlExpr *e, SList *pre)
         return lir_int(L->s, dt, lir_wrap_int(dt, e->ival));
     case EX_FLOAT:
         return lir_float(L->s, dt, e->fval);
+    case EX_STR:
+        return cg_str_lit(L, e->str);
     case EX_NAME: {
         TlRefKind rk = tl_ref_kind(e->sym);
         if (rk == REF_VAR) {

@@ -91,6 +91,12 @@ typedef struct Lw {
     int *asrt_at;           /* its position in that list */
     LVar **asrt_buf;        /* its rank-0 bool buffer */
     int nasrt;
+    /* Strings (SPEC 8.6): the literals, read from the table the runner
+     * passes (tl.strs, CGP_STRS), and the caller's allocator of the
+     * strings the kernel makes (tl.strmem, CGP_STRMEM). */
+    LVar *strs;
+    const char **lits;
+    int nlits, caplits;
 } Lw;
 
 LExpr *cg_hash_param(Lw *L, TlExpr *e, SList *pre);
@@ -99,6 +105,8 @@ LExpr *cg_hash_param(Lw *L, TlExpr *e, SList *pre);
  * inline; for hash(x) of a tensor the kernel computes (lower.c). */
 LExpr *cg_read_at(Lw *L, const TlFunc *f, LExpr **idx, TlLoc loc,
                   SList *pre);
+/* The string literal s: a load from the literal table. */
+LExpr *cg_str_lit(Lw *L, const char *s);
 
 static inline LExpr *i64c(Lw *L, int64_t v)
 {

@@ -797,6 +797,8 @@ static LExpr *fold_binary(Simp *S, LExpr *e)
     int64_t x, y;
     double f, g;
 
+    if (dt == DT_STR)           /* strings compare when the kernel runs */
+        return e;
     if (int_const(a, &x) && int_const(b, &y)) {
         if ((e->op == LO_DIV || e->op == LO_MOD) && !dt_is_int(dt))
             return e;
@@ -1030,6 +1032,10 @@ static LExpr *cast_node(Simp *S, LExpr *e)
 
     if (lir_type_eq(a->type, e->type))
         return a;
+    /* A cast between str and a number makes or parses text, which the
+     * kernel does when it runs (a parse may fail there: SPEC 8.6). */
+    if (a->type.dt == DT_STR || e->type.dt == DT_STR)
+        return e;
     /* i32(i64(x)) for an i32 x: an integer widened and brought back
      * is itself. */
     if (a->kind == LE_CAST && lir_type_eq(a->a->type, e->type) &&

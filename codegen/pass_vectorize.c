@@ -679,12 +679,41 @@ static int has_half(const LStmt *st)
     return half;
 }
 
+static int str_expr(LVisitor *v, const LExpr *e)
+{
+    int *seen = v->ctx;
+
+    *seen |= e->type.dt == DT_STR;
+    return !*seen;
+}
+
+/* Whether loop st computes with str values. */
+static int has_str(const LStmt *st)
+{
+    LVisitor v = {0};
+    int str = 0;
+
+    v.ctx = &str;
+    v.expr = str_expr;
+    lir_visit_stmt(&v, st);
+    return str;
+}
+
 static LStmt *on_for(LMutator *m, LStmt *st)
 {
     st = lir_mutate_stmt_children(m, st);
+    if (st->kind != LS_FOR || st->loop != LP_VECTORIZED)
+        return st;
+    /* A loop that makes strings takes them from the caller's allocator
+     * in turn, a dependence between iterations that an `omp simd`
+     * (what the C backend writes for a vector loop left as it is)
+     * would deny: it becomes a serial loop. */
+    if (has_str(st))
+        return lir_for(m->s, LP_SERIAL, 0, NULL, st->var, st->a, st->b,
+                       st->body);
     /* f16 and bf16 have no vector form in the C backend (each value
      * is rounded by a call): the loop stays scalar. */
-    if (st->kind != LS_FOR || st->loop != LP_VECTORIZED || has_half(st))
+    if (has_half(st))
         return st;
     return vectorize_loop(m->s, st);
 }
@@ -769,7 +798,7 @@ LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
 
     if (st->kind != LS_FOR || st->loop != LP_VECTORIZED || st->width != 16)
         return NULL;
-    if (has_half(st))
+    if (has_half(st) || has_str(st))
         return NULL;
     z = arena_alloc(&s->arena, sizeof *z);
     memset(z, 0, sizeof *z);

@@ -594,7 +594,10 @@ static void default_schedule(Ap *a)
     if (r < 1 || n->nloops != r || a->f->dtype == DT_BOOL ||
         a->f->dtype == DT_F16 || a->f->dtype == DT_BF16 || bytes < 1)
         return;
-    if (cg_auto_scalar(a->f)) {
+    /* Strings have no vector form (pass_vectorize.c keeps their loops
+     * scalar): only the parallel loop. */
+    if (cg_auto_scalar(a->f) || a->f->dtype == DT_STR ||
+        ast_has_str(a->f->value)) {
         n->loops[0].kind = LP_PARALLEL;
         n->loops[0].width = 0;
         n->par_if = 1;

@@ -8,15 +8,19 @@
  * tensor owns them and equal strings are one pointer.  Interning keeps
  * memory bounded by the distinct strings a run makes, which is what a
  * model with string inputs and a few case mappings needs.  The table is
- * the one piece of global state here; str kernels run single-threaded.
+ * the one piece of global state here; the interpreter's str kernels run
+ * single-threaded, and compiled ones make their strings in the cpu
+ * runner's arena, which it interns after the call (codegen/c/target.c).
  */
 #include "lang/lang.h"
+#include "lang/strconv.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct Block {
@@ -111,90 +115,33 @@ void tl_str_put(void *p, const char *s)
 }
 
 /* ====================================================================
- * Numbers to text (numpy's str() of a scalar)
+ * Numbers to text (numpy's str() of a scalar) and back: lang/strconv.h,
+ * the text the compiled kernels use too
  * ==================================================================== */
 
-static int reads_back(TlDType dt, double r, double v)
+#define TL_SC static
+#define TL_SC_AS_C(...) __VA_ARGS__
+TL_STRCONV_DEF(TL_SC_AS_C)
+
+static int same_f64(double r, double v) { return r == v; }
+static int same_f32(double r, double v) { return (float)r == (float)v; }
+static int same_f16(double r, double v)
 {
-    switch (dt) {
-    case DT_F64: return r == v;
-    case DT_F32: return (float)r == (float)v;
-    case DT_F16: return tl_f64_to_f16(r) == tl_f64_to_f16(v);
-    default: return tl_f64_to_bf16(r) == tl_f64_to_bf16(v);
-    }
+    return tl_f64_to_f16(r) == tl_f64_to_f16(v);
 }
-
-/* The shortest "%.*e" text of v that reads back at dt's precision: the
- * nearest decimal of that many digits, as Dragon4 (numpy) picks. */
-static void shortest(TlDType dt, double v, char *s, size_t size)
+static int same_bf16(double r, double v)
 {
-    int maxd = dt == DT_F64 ? 17 : dt == DT_F32 ? 9 : 5;
-    int n;
-
-    for (n = 1; n < maxd; n++) {
-        snprintf(s, size, "%.*e", n - 1, v);
-        if (reads_back(dt, strtod(s, NULL), v))
-            return;
-    }
-    snprintf(s, size, "%.*e", maxd - 1, v);
+    return tl_f64_to_bf16(r) == tl_f64_to_bf16(v);
 }
 
 static void float_text(TlDType dt, double v, char *out, size_t size)
 {
-    char e[48], digits[24];
-    int nd = 0, dexp, neg = v < 0;
-    char *p = out, *end = out + size - 1;
-
-    if (isnan(v)) {
-        snprintf(out, size, "nan");
-        return;
+    switch (dt) {
+    case DT_F64: tl_sc_float(v, 17, same_f64, out, size); break;
+    case DT_F32: tl_sc_float(v, 9, same_f32, out, size); break;
+    case DT_F16: tl_sc_float(v, 5, same_f16, out, size); break;
+    default: tl_sc_float(v, 5, same_bf16, out, size); break;
     }
-    if (isinf(v)) {
-        snprintf(out, size, neg ? "-inf" : "inf");
-        return;
-    }
-    if (v == 0) {
-        snprintf(out, size, signbit(v) ? "-0.0" : "0.0");
-        return;
-    }
-    shortest(dt, fabs(v), e, sizeof e);
-    for (const char *q = e; *q && *q != 'e'; q++)
-        if (isdigit((unsigned char)*q))
-            digits[nd++] = *q;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    dexp = atoi(strchr(e, 'e') + 1);
-    if (neg)
-        *p++ = '-';
-    if (fabs(v) >= 1e16 || fabs(v) < 1e-4) {
-        *p++ = digits[0];
-        if (nd > 1) {
-            *p++ = '.';
-            for (int i = 1; i < nd && p < end; i++)
-                *p++ = digits[i];
-        }
-        snprintf(p, (size_t)(end - p) + 1, "e%c%02d", dexp < 0 ? '-' : '+',
-                 abs(dexp));
-        return;
-    }
-    if (dexp < 0) {
-        *p++ = '0';
-        *p++ = '.';
-        for (int i = -1; i > dexp && p < end; i--)
-            *p++ = '0';
-        for (int i = 0; i < nd && p < end; i++)
-            *p++ = digits[i];
-    } else {
-        for (int i = 0; i <= dexp && p < end; i++)
-            *p++ = i < nd ? digits[i] : '0';
-        *p++ = '.';
-        if (nd <= dexp + 1)
-            *p++ = '0';
-        for (int i = dexp + 1; i < nd && p < end; i++)
-            *p++ = digits[i];
-    }
-    *p = 0;
 }
 
 const char *tl_str_from(TlDType dt, const void *p)
@@ -219,51 +166,6 @@ const char *tl_str_from(TlDType dt, const void *p)
  * Text to numbers (numpy's astype from a str array)
  * ==================================================================== */
 
-static const char *skip_space(const char *s)
-{
-    while (*s && isspace((unsigned char)*s))
-        s++;
-    return s;
-}
-
-/* Python's float(): decimal numbers, "nan" and "inf"/"infinity" with an
- * optional sign in any case, spaces around; not C's hex floats. */
-static int parse_float(const char *s, double *v)
-{
-    const char *q = skip_space(s);
-    char *end;
-
-    if (*q == '+' || *q == '-')
-        q++;
-    if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
-        return -1;
-    q = skip_space(s);
-    errno = 0;
-    *v = strtod(q, &end);
-    if (end == q)
-        return -1;
-    /* strtod takes "nan(chars)"; Python does not. */
-    if (strchr(q, '(') && strchr(q, '(') < end)
-        return -1;
-    return *skip_space(end) ? -1 : 0;
-}
-
-static int parse_int(const char *s, int64_t *v)
-{
-    const char *q = skip_space(s);
-    char *end;
-    long long x;
-
-    if (!isdigit((unsigned char)q[*q == '+' || *q == '-']))
-        return -1;
-    errno = 0;
-    x = strtoll(q, &end, 10);
-    if (errno == ERANGE || *skip_space(end))
-        return -1;
-    *v = x;
-    return 0;
-}
-
 int tl_str_to(TlDType dt, const char *s, void *p)
 {
     if (dt == DT_STR) {
@@ -276,27 +178,21 @@ int tl_str_to(TlDType dt, const char *s, void *p)
     }
     if (dt_is_float(dt)) {
         double v;
-        if (parse_float(s, &v))
+        if (tl_sc_parse_f(s, &v))
             return -1;
         tl_dt_store_f64(dt, p, v);
         return 0;
     }
     if (dt == DT_U64) {
-        const char *q = skip_space(s);
-        char *end;
-        unsigned long long x;
-        if (!isdigit((unsigned char)q[*q == '+']))
-            return -1;
-        errno = 0;
-        x = strtoull(q, &end, 10);
-        if (errno == ERANGE || *skip_space(end))
+        uint64_t x;
+        if (tl_sc_parse_u(s, &x))
             return -1;
         tl_dt_store_u64(dt, p, x);
         return 0;
     }
     {
         int64_t v;
-        if (parse_int(s, &v))
+        if (tl_sc_parse_i(s, &v))
             return -1;
         tl_dt_store_i64(dt, p, v);
         return 0;
@@ -313,14 +209,7 @@ static const char *map_case(const char *s, int up)
     char *t = tl_xmalloc(n + 1);
     const char *r;
 
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (up && c >= 'a' && c <= 'z')
-            c = (unsigned char)(c - 'a' + 'A');
-        else if (!up && c >= 'A' && c <= 'Z')
-            c = (unsigned char)(c - 'A' + 'a');
-        t[i] = (char)c;
-    }
+    tl_sc_case(s, t, n, up);
     r = tl_str_intern(t, n);
     free(t);
     return r;

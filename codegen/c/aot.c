@@ -130,8 +130,16 @@ static const char hash_helper[] =
     "        for (int j = 0; j < rank; j++)\n"
     "            off += idx[j] * st[j];\n"
     "        q = (const unsigned char *)p + off * (int64_t)esz;\n"
-    "        for (size_t i = 0; i < esz; i++)\n"
-    "            h = (h ^ q[i]) * 0x100000001b3ull;\n"
+    "        if (dt == TL_DT_STR) {  /* its text and NUL, not its address */\n"
+    "            const char *s;\n"
+    "            memcpy(&s, q, sizeof s);\n"
+    "            q = (const unsigned char *)(s ? s : \"\");\n"
+    "            do\n"
+    "                h = (h ^ *q) * 0x100000001b3ull;\n"
+    "            while (*q++);\n"
+    "        } else\n"
+    "            for (size_t i = 0; i < esz; i++)\n"
+    "                h = (h ^ q[i]) * 0x100000001b3ull;\n"
     "        for (int j = rank - 1; j >= 0 && ++idx[j] == shape[j]; j--)\n"
     "            idx[j] = 0;\n"
     "    }\n"
@@ -284,8 +292,12 @@ static void signature(TlBuf *b, const TlKernelInfo *k, const char *sym,
             continue;
         }
         TlFunc *f = tensor_at(k, t);
-        buf_printf(b, "%s%s%s *", SEP, t < k->ninputs ? "const " : "",
-                   cgc_btype(f->dtype));
+        if (f->dtype == DT_STR)         /* docs/c-abi.md */
+            buf_printf(b, "%s%s", SEP, t < k->ninputs ? "const char *const *"
+                                                      : "const char **");
+        else
+            buf_printf(b, "%s%s%s *", SEP, t < k->ninputs ? "const " : "",
+                       cgc_btype(f->dtype));
         if (def)
             buf_printf(b, "w_t%d, const int64_t *w_t%d_shape, "
                        "const int64_t *w_t%d_strides", t, t, t);
@@ -294,6 +306,10 @@ static void signature(TlBuf *b, const TlKernelInfo *k, const char *sym,
                        "const int64_t *%s_strides", tnames[t], tnames[t],
                        tnames[t]);
     }
+    /* The strings the kernel makes come from the caller's allocator. */
+    if (cg_kernel_str(k))
+        buf_printf(b, "%stdsl_str_alloc *%s", SEP, def ? "w_strs"
+                                                      : "tdsl_strs");
     if (first)
         buf_puts(b, "void");
 #undef SEP
@@ -347,6 +363,22 @@ static void header_names(TlSession *s, const TlKernelInfo *k,
     }
 }
 
+/* s as a C string literal: octal escapes (three digits, which end
+ * where they stop) for what is not printable ASCII. */
+static void c_string(TlBuf *b, const char *s)
+{
+    buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\' || *p == '?')
+            buf_printf(b, "\\%c", *p);
+        else if (*p < 32 || *p > 126)
+            buf_printf(b, "\\%03o", *p);
+        else
+            buf_putc(b, (char)*p);
+    }
+    buf_putc(b, '"');
+}
+
 /* The C type of the elements of f as the kernel's buffers hold them. */
 static const char *elem_type(const TlFunc *f)
 {
@@ -366,6 +398,7 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
     buf_puts(b, wrapper_helpers);
     for (int p = 0; p < ck->nparams; p++)
         if (ck->params[p].kind == CGP_HASH) {
+            buf_printf(b, "#define TL_DT_STR %d\n", (int)DT_STR);
             buf_puts(b, hash_helper);
             break;
         }
@@ -498,11 +531,25 @@ static void wrapper(TlBuf *b, const TlKernelInfo *k, const CgKernel *ck,
                           "w_x%d;\n", p, p);
             buf_printf(b, "        w_args[%d] = &w_a%d;\n", p, p);
             break;
+        case CGP_STRS:
+            /* The literals live in the shared object, as long as it
+             * is loaded. */
+            buf_printf(b, "        static const char *const w_a%d[] = {", p);
+            for (int i = 0; i < ck->nlits; i++) {
+                buf_puts(b, i ? ", " : "");
+                c_string(b, ck->lits[i]);
+            }
+            buf_printf(b, "};\n        w_args[%d] = (void *)w_a%d;\n", p, p);
+            break;
+        case CGP_STRMEM:
+            buf_printf(b, "        w_args[%d] = (void *)w_strs;\n", p);
+            break;
         }
     }
     buf_printf(b, "        %s__entry(w_args);\n", sym);
     buf_puts(b, "        w_rc = w_err == 0 ? 0 : (w_err & 8) ? 5 : "
-             "(w_err & 4) ? 4 : w_err == 2 ? 3 : 2;\n    }\n");
+             "(w_err & 16) ? 6 : (w_err & 4) ? 4 : w_err == 2 ? 3 : 2;\n"
+             "    }\n");
     for (int t = k->ninputs; t < nt; t++) {
         TlFunc *f = tensor_at(k, t);
         if (f->rank > 0)
@@ -653,7 +700,24 @@ int cgc_aot_header(TlSession *s, TlKernelInfo *k, const char *sym,
                   "#ifndef TDSL_ERR_ASSERT\n"
                   "#define TDSL_ERR_ASSERT 5 /* an 'assert' of the kernel "
                   "does not hold */\n"
+                  "#endif\n"
+                  "#ifndef TDSL_ERR_STR\n"
+                  "#define TDSL_ERR_STR 6    /* a cast met a string that "
+                  "is not a number */\n"
                   "#endif\n\n");
+    if (cg_kernel_str(k))
+        buf_puts(out, "#include <stddef.h>\n\n"
+                      "#ifndef TDSL_STR_ALLOC_DEFINED\n"
+                      "#define TDSL_STR_ALLOC_DEFINED\n"
+                      "/* Where a kernel puts the strings it makes: "
+                      "alloc(ctx, size) returns\n"
+                      " * size bytes (NULL: out of memory) that the caller "
+                      "owns and frees. */\n"
+                      "typedef struct tdsl_str_alloc {\n"
+                      "    void *(*alloc)(void *ctx, size_t size);\n"
+                      "    void *ctx;\n"
+                      "} tdsl_str_alloc;\n"
+                      "#endif\n\n");
     buf_printf(out, "/* kernel %s(", k->name);
     for (int i = 0; i < k->ninputs; i++) {
         buf_printf(out, "%s%s: ", i ? ", " : "", k->inputs[i]->name);

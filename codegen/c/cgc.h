@@ -22,7 +22,11 @@ typedef enum {
                      * report it), CG_ERR_NOMEM when a stage's buffer
                      * could not be allocated; or-ed in atomically */
     CGP_EXTERN,     /* the C function of the scalar extern `ext` */
-    CGP_HASH        /* i64: tl_tensor_hash of the input `f` */
+    CGP_HASH,       /* i64: tl_tensor_hash of the input `f` */
+    CGP_STRS,       /* const char *[]: the kernel's string literals,
+                     * CgKernel.lits (SPEC 8.6) */
+    CGP_STRMEM      /* tdsl_str_alloc *: where the kernel puts the
+                     * strings it makes (docs/c-abi.md) */
 } CgParamKind;
 
 /* The error flag parameter's name in the loop IR and its bits.  Stores
@@ -30,7 +34,12 @@ typedef enum {
  * fail at once, and a plain store would be a data race. */
 #define CG_ERR_NAME "tl.err"
 enum { CG_ERR_RANGE = 1, CG_ERR_NOMEM = 2, CG_ERR_BOUND = 4,
-       CG_ERR_ASSERT = 8 };    /* a kernel's assert does not hold */
+       CG_ERR_ASSERT = 8,      /* a kernel's assert does not hold */
+       CG_ERR_STR = 16 };      /* a cast met a string that is not a
+                                * number (RT_STR_NUMBER) */
+/* The parameter the strings a kernel makes are allocated through (a
+ * tdsl_str_alloc *, emit.c's string prelude). */
+#define CG_STRMEM_NAME "tl.strmem"
 
 typedef struct CgParam {
     CgParamKind kind;
@@ -46,12 +55,14 @@ typedef struct CgKernel {
     LFunc *fn;
     CgParam *params;
     int nparams;
+    const char **lits;  /* the string literals CGP_STRS passes */
+    int nlits;
 } CgKernel;
 
 /* lower.c: the first tensor of kernel k (an input, output, top-level
- * tensor or stage) that is a str or computes with one, or NULL:
- * strings are not compiled, and
- * the cpu runner runs such a kernel on the interpreter. */
+ * tensor or stage) that is a str or computes with one, or NULL: such
+ * a kernel takes the CGP_STRMEM parameter (the cpu target compiles
+ * strings, the accel target refuses them). */
 TL_INTERNAL TlFunc *cg_kernel_str(const TlKernelInfo *k);
 /* lower.c: the kernel with its cpu schedule (default when none), or
  * NULL after reporting why it cannot be compiled yet. */
@@ -318,5 +329,14 @@ typedef struct CgcStats {
     int reused;
 } CgcStats;
 TL_INTERNAL void cgc_last_stats(CgcStats *st);
+
+/* emit_str.c: strings in the generated C.  Whether f computes with
+ * strings (it has the CG_STRMEM_NAME parameter); the prelude such a
+ * function needs (nothing for others); and the C of e when it is an
+ * operation on strings (==, !=, lower, upper, a cast to or from str),
+ * returning 1, else 0 having written nothing. */
+TL_INTERNAL int cgc_has_str(const LFunc *f);
+TL_INTERNAL void cgc_str_prelude(TlBuf *out, const LFunc *f);
+TL_INTERNAL int cgc_str_expr(TlBuf *b, const LExpr *e);
 
 #endif

@@ -268,6 +268,7 @@ static const char *ctype(TlDType dt)
     case DT_F32: return "float";
     case DT_F64: return "double";
     case DT_F16: case DT_BF16: return "float";
+    case DT_STR: return "tl_str";   /* const char *, emit_str.c */
     default: tl_unreachable();
     }
 }
@@ -316,6 +317,8 @@ static void int_lit(TlBuf *b, TlDType dt, int64_t v)
 {
     if (dt == DT_BOOL)
         buf_puts(b, v ? "((_Bool)1)" : "((_Bool)0)");
+    else if (dt == DT_STR)      /* 0 only: the empty string */
+        buf_puts(b, "((const char *)0)");
     else if (v == INT64_MIN && dt != DT_U64)
         buf_puts(b, "(-INT64_C(9223372036854775807) - 1)");
     else if (v == INT32_MIN && dt == DT_I32)
@@ -382,6 +385,8 @@ static void binary(TlBuf *b, const LExpr *e)
     int fl = dt_is_float(dt);
     const char *t = ctype(dt);
 
+    if (cgc_str_expr(b, e))
+        return;
     switch (e->op) {
     case LO_ADD:
     case LO_SUB:
@@ -453,6 +458,8 @@ static void cast(TlBuf *b, const LExpr *e)
     TlDType to = e->type.dt, from = e->a->type.dt;
     const char *t = ctype(to);
 
+    if (cgc_str_expr(b, e))
+        return;
     if (to == DT_BOOL) {
         buf_puts(b, "(");
         expr(b, e->a);
@@ -530,6 +537,8 @@ static void call(TlBuf *b, const LExpr *e)
         call_func(b, e);
         return;
     }
+    if (cgc_str_expr(b, e))
+        return;
     if (e->fn == LC_UNIFORM || e->fn == LC_NORMAL) {
         call2(b, t, e->fn == LC_UNIFORM ? "tl_uniformf" : "tl_normalf",
               "int64_t", e->args[0], e->args[1]);
@@ -995,6 +1004,7 @@ void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f)
     buf_puts(out, "TL_HELPER " TL_RNG_BITS_DEF(TL_FEXP_AS_TEXT) "\n"
              "TL_HELPER " TL_UNIFORM_DEF(TL_FEXP_AS_TEXT) "\n"
              "TL_HELPER " TL_NORMAL_DEF(TL_FEXP_AS_TEXT) "\n");
+    cgc_str_prelude(out, f);
     cgc_vec_prelude(out, f);
     buf_puts(out, "static void ");
     name(out, f->name);

@@ -140,6 +140,32 @@ static uint64_t loaded_key(const TlKernelInfo *k)
     return mix_str(h, getenv("TDSL_CFLAGS_EXTRA"));
 }
 
+/* The kernel's allocator of the strings it makes (tdsl_str_alloc in
+ * the generated C, docs/c-abi.md): the runner's arena, freed after
+ * the call once the outputs' strings are interned. */
+typedef struct StrAlloc {
+    void *(*alloc)(void *ctx, size_t size);
+    void *ctx;
+} StrAlloc;
+
+static void *str_alloc(void *ctx, size_t size)
+{
+    return arena_alloc(ctx, size);
+}
+
+static void intern_all(TlTensor *t)
+{
+    int64_t n = tl_tensor_numel(t);
+
+    for (int64_t i = 0; i < n; i++) {
+        char *p = (char *)t->data + i * (int64_t)sizeof(char *);
+        const char *s;
+        memcpy(&s, p, sizeof s);
+        if (s)
+            tl_str_put(p, tl_str_intern(s, strlen(s)));
+    }
+}
+
 /* The runner; the compiled kernel is called reps times, secs[r] (when
  * not NULL) receiving the time of call r. */
 static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
@@ -165,6 +191,9 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     Loaded *cached;
     uint64_t key;
     double t_start, t_kernel = 0;
+    const char **lits = NULL;
+    TlArena strmem;
+    StrAlloc stralloc = {NULL, NULL};
 
     TL_ASSERT(k->ok);
     for (int i = 0; i < k->noutputs; i++)
@@ -173,10 +202,6 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         if (in[i]->dtype != k->inputs[i]->dtype ||
             in[i]->rank != k->inputs[i]->rank)
             return itp_call_refused("cpu", rt, k, in, sc, out, call_loc);
-    /* Strings are not compiled (cg_kernel_str): the interpreter runs
-     * them, as it runs an extern the C code cannot call. */
-    if (cg_kernel_str(k))
-        return itp_call_kernel(rt, k, in, sc, out, call_loc);
     if (k->nconsts > 64) {
         diag_error(s, call_loc, DIAG_CG_UNSUPPORTED,
                    "a kernel that reads more than 64 top-level tensors");
@@ -372,6 +397,18 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             cfns[p] = itp_extern_cfunc(rt, cp->ext);
             args[p] = &cfns[p];
             break;
+        case CGP_STRS:
+            lits = tl_xcalloc((size_t)ck->nlits + 1, sizeof *lits);
+            for (int i = 0; i < ck->nlits; i++)
+                lits[i] = tl_str_intern(ck->lits[i], strlen(ck->lits[i]));
+            args[p] = lits;
+            break;
+        case CGP_STRMEM:
+            arena_init(&strmem);
+            stralloc.alloc = str_alloc;
+            stralloc.ctx = &strmem;
+            args[p] = &stralloc;
+            break;
         }
     }
     for (int r = 0; r < reps && !err; r++) {
@@ -382,6 +419,14 @@ static int run_cpu_n(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         if (secs)
             secs[r] = t1;
     }
+    /* The strings the kernel made are interned (the interpreter's
+     * strings live as long as the process), then their memory goes. */
+    for (int i = 0; i < k->noutputs && !err; i++)
+        if (out[i]->dtype == DT_STR)
+            intern_all(out[i]);
+    if (stralloc.alloc)
+        arena_free(&strmem);
+    free(lits);
     for (int i = 0; i < k->ninputs + k->nconsts; i++)
         tl_tensor_unref(packed[i]);
     free(packed);

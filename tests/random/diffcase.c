@@ -203,6 +203,8 @@ static int same_value(TlDType dt, const void *a, const void *b)
         memcpy(&y, b, 2);
         if ((x & 0x7fffu) > inf && (y & 0x7fffu) > inf)
             return 1;
+    } else if (dt == DT_STR) {  /* by text: NULL is the empty string */
+        return !strcmp(tl_str_at(a), tl_str_at(b));
     }
     return !memcmp(a, b, (size_t)dt_size(dt));
 }
@@ -233,7 +235,10 @@ static int compare(TlBuf *why, const char *name, const TlTensor *want,
         buf_printf(why, "output '%s' differs at [", name);
         for (int j = 0; j < want->rank; j++)
             buf_printf(why, "%s%lld", j ? ", " : "", (long long)idx[j]);
-        if (dt_is_float(want->dtype))
+        if (want->dtype == DT_STR)
+            buf_printf(why, "]: interpreter \"%s\", %s \"%s\"\n",
+                       tl_str_at(a), opts->target, tl_str_at(b));
+        else if (dt_is_float(want->dtype))
             buf_printf(why, "]: interpreter %.17g, %s %.17g\n",
                        tl_dt_load_f64(want->dtype, a), opts->target,
                        tl_dt_load_f64(want->dtype, b));
