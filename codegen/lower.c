@@ -613,12 +613,18 @@ TlFunc *cg_kernel_str(const TlKernelInfo *k)
 {
     TlFunc *const *lists[4] = {k->inputs, k->outputs, k->consts, k->funcs};
     int counts[4] = {k->ninputs, k->noutputs, k->nconsts, k->nfuncs};
+    TlFunc *f;
 
     for (int l = 0; l < 4; l++)
         for (int i = 0; i < counts[l]; i++)
             if (lists[l][i]->dtype == DT_STR ||
                 ast_has_str(lists[l][i]->value))
                 return lists[l][i];
+    /* A kernel called inside is lowered inline: its strings are this
+     * kernel's. */
+    for (int i = 0; i < k->ncalls; i++)
+        if (k->calls[i]->callee && (f = cg_kernel_str(k->calls[i]->callee)))
+            return f;
     return NULL;
 }
 

@@ -45,4 +45,48 @@ if command -v c++ >/dev/null 2>&1; then
     c++ -fsyntax-only -Wall -Werror -I. h.cc 2>err ||
         fail "the headers are no C++: $(cat err)"
 fi
+# hash(w) of a str input in an assert: the entry hashes the text (with
+# its NUL; NULL is ""), through the strides, as the interpreter does.
+cat >h.tdsl <<'TDSL'
+kernel mk(n: i32[N]) -> (w: str[N]) {
+    w[i] = select(n[i] == 0, "a", select(n[i] == 1, "bc", ""))
+}
+print hash(mk(arange(i32, 0, 3)))
+TDSL
+hv=$("$TDSL" h.tdsl 2>err) || fail "hash: $(cat err)"
+printf 'kernel pick(w: str[N]) -> (y: str[N]) {\n'`
+      `'    assert hash(w) == %s, "not the words"\n'`
+      `'    y[i] = upper(w[i])\n}\n' "$hv" >p.tdsl
+"$TDSL" compile p.tdsl --kernel pick -o pick.so -o pick.h 2>err ||
+    fail "compile pick: $(cat err)"
+cat >p.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pick.h"
+static void *grab(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n);
+}
+int main(void)
+{
+    const char *w[6] = {"a", "-", "bc", "-", NULL, "-"}, *y[3];
+    int64_t n[1] = {3}, st[1] = {2};
+    tdsl_str_alloc a = {grab, NULL};
+    int rc = tdsl_pick(w, n, st, y, n, NULL, &a), bad;
+    if (rc != TDSL_OK || strcmp(y[0], "A") || strcmp(y[1], "BC") ||
+        (y[2] && *y[2]))
+        return printf("bound words: %d\n", rc), 1;
+    free((void *)y[0]);
+    free((void *)y[1]);
+    w[2] = "bd";
+    bad = tdsl_pick(w, n, st, y, n, NULL, &a);
+    printf("%d\n", bad);
+    return bad != TDSL_ERR_ASSERT;
+}
+C
+cc -std=c11 -Wall -Wextra -Werror -I. p.c -L. -l:pick.so \
+    -Wl,-rpath,"$TMP" -o p 2>err || fail "building p.c: $(cat err)"
+./p >out 2>&1 || fail "hash of str through the C entry: $(cat out)"
 exit 0
