@@ -213,6 +213,19 @@ typedef struct LVar {
                              * may be stored past the caches (the
                              * `stream` directive; pass_stream.c);
                              * printed `f32* stream` */
+    int red;                /* LV_VALUE: the variable of a loop of a
+                             * reduction's update nest over its
+                             * reduction variables (from 0 up) */
+    struct LExpr *red_init; /* LV_BUFFER: set by lowering when the
+                             * buffer is written only by a reduction's
+                             * initialization (this value, of
+                             * parameters alone, everywhere) and then
+                             * its update nest: an element holds it
+                             * until that nest's first step for it,
+                             * where every `red` loop is at 0
+                             * (pass_accum.c).  Not printed */
+    int red_ninit;          /* LV_BUFFER: initializations lowered into
+                             * it (red_init holds for exactly one) */
 } LVar;
 
 /* Expression kinds; the fields each uses are listed, the rest are 0. */
@@ -580,7 +593,7 @@ LStmt *lir_vectorize_masked(TlSession *s, const LStmt *st,
  * under a check that the tile's elements are distinct (the loop as it
  * was otherwise).  Same results bit for bit.  Requires st to pass
  * lir_verify; the result does too. */
-LStmt *lir_promote_accumulators(TlSession *s, LStmt *st);
+LStmt *lir_promote_accumulators(TlSession *s, const LFunc *f);
 
 /* end of passes section */
 

@@ -194,6 +194,21 @@ static LStmt *stage_loops(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
     }
     if (val)
         cg_sl_add(&body, lir_store(L->s, dst->buf, &off, 1, val));
+    /* What pass_accum.c needs to start a register tile at the
+     * identity instead of loading it: the value the initialization
+     * stores, and the update's loops over the reduction variables.
+     * Not for argmax/argmin (two buffers) or rfactor (its partial
+     * results are merged into the stage's buffer after the update). */
+    if (mode == SM_INIT && val && u && !u->best && !u->part) {
+        dst->buf->red_init = val;
+        dst->buf->red_ninit++;
+    }
+    if (mode == SM_INIT && u && (u->best || u->part))
+        dst->buf->red_ninit += 2;
+    if (mode == SM_UPDATE)
+        for (int i = 0; i < n->nloops; i++)
+            if (n->loops[i].rkey)
+                n->loops[i].lv->red = 1;
     st = cg_sl_done(L, &body);
     for (int g = 0; g < n->nguards; g++)
         guard = guard ? bin(L, LO_AND, guard, n->guards[g]) : n->guards[g];
@@ -445,7 +460,9 @@ void cg_emit_stage(Lw *L, TlFunc *f, FInfo *fi, CgNest *n,
     fill_parallel(L, f, n, plain);
     cg_sl_add(out, stage_loops(L, f, fi, plain, SM_INIT, &u));
     if (n->rf_lv) {
-        LExpr *size = part_buffer(L, f, fi, n->rf_ext, "part", rdt,
+        LExpr *size;
+        u.acc->buf->red_ninit += 2;     /* merged into, not updated */
+        size = part_buffer(L, f, fi, n->rf_ext, "part", rdt,
                                   &part.fi, out);
         part.best = NULL;
         if (u.best) {

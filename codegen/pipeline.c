@@ -28,7 +28,7 @@ static LFunc *run_vectorize(TlSession *s, LFunc *f)
 
 static LFunc *run_accum(TlSession *s, LFunc *f)
 {
-    LStmt *b = lir_promote_accumulators(s, f->body);
+    LStmt *b = lir_promote_accumulators(s, f);
     return lir_func_with_body(s, f, b);
 }
 
