@@ -16,7 +16,10 @@
  *   cc -O2 bench/matmul_sizes.c -o build/bench/matmul_sizes -ldl
  *   OMP_NUM_THREADS=1 build/bench/matmul_sizes a.so b.so -- 240 252 256
  *
- * Environment: SAMPLES (default 15, at most 64), REPS (default 5).
+ * Environment: SAMPLES (default 15, at most 64), REPS (default 5),
+ * LOOSE=1 (results within 1e-4 of the first's, relative, instead of
+ * bit for bit: for a Halide kernel, which fuses multiply-adds, built
+ * ahead of time by bench/halide/matmul_aot.cpp).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -64,6 +67,22 @@ static float *alloc64(size_t n)
     return posix_memalign(&p, 64, n * sizeof(float)) ? NULL : p;
 }
 
+/* Whether c equals ref: bit for bit, or with LOOSE=1 within 1e-4 of
+ * it, relative. */
+static int same_result(const float *c, const float *ref, size_t n)
+{
+    const char *v = getenv("LOOSE");
+
+    if (!v || strcmp(v, "1"))
+        return !memcmp(c, ref, n * sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)c[i] - ref[i], r = ref[i] < 0 ? -ref[i] : ref[i];
+        if (!(d <= 1e-4 * (1 + r) && -d <= 1e-4 * (1 + r)))
+            return 0;
+    }
+    return 1;
+}
+
 /* One size: every kernel once (a warm-up, and the results compared),
  * then the samples.  0 when the results differ or a call fails. */
 static int run_size(MmFn *fn, const char *const *so, int nso, int n,
@@ -84,7 +103,7 @@ static int run_size(MmFn *fn, const char *const *so, int nso, int n,
         c[s] = alloc64(nn);
         ok = ok && c[s] &&
              fn[s](a, shape, NULL, b, shape, NULL, c[s], shape, NULL) == 0;
-        if (ok && s && memcmp(c[s], c[0], nn * sizeof *c[s])) {
+        if (ok && s && !same_result(c[s], c[0], nn)) {
             fprintf(stderr, "matmul_sizes: %s differs from %s at %d\n",
                     so[s], so[0], n);
             ok = 0;

@@ -39,7 +39,11 @@
  *
  * The bits are the same (the element holds init until then); the
  * loads were of lines the initialization wrote long before (matmul
- * 1024's C, 4 MB: 1-2% of its time).
+ * 1024's C, 4 MB: 1-2% of its time).  TODO(issue 4): the
+ * initialization's stores are then dead wherever a tile covers the
+ * element (0.5% more at 1024), but the tails and K = 0 still read
+ * them; and a tile's rows past the last whole tile (matmul's 4 rows
+ * of 1024) run without registers (bench/README.md 2026-11-29 09:05).
  *
  * TODO(issue 4): the loop as it was is kept beside the promoted one
  * whenever the check does not fold away, which doubles that code (and
