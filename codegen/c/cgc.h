@@ -268,6 +268,9 @@ TL_INTERNAL int cgc_stream_copy(const LStmt *st);
  * one streamed copy (emit_stream.c). */
 TL_INTERNAL void cgc_stream_prelude(TlBuf *b);
 TL_INTERNAL void cgc_stream_store(TlBuf *b, const LStmt *st);
+/* emit_keep.c: the prelude's tl_take and tl_give, the blocks a kernel
+ * keeps between calls for the stages of its top level. */
+TL_INTERNAL void cgc_keep_prelude(TlBuf *b);
 TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
 /* Whether the prelude has the 16-lane types and masked moves. */
 TL_INTERNAL int cgc_vec_has16(void);

@@ -694,7 +694,8 @@ static int last_use(const LStmt *st, int a)
 /* A heap buffer is freed right after the last item of its block that
  * uses it, so that a stage's buffer is gone once its readers have run
  * and the peak memory of a long pipeline (an imported model) is what
- * is live at once, not every intermediate. */
+ * is live at once, not every intermediate (at the top level: given
+ * back to the kernel's kept blocks, which the stages after it take). */
 static void block_items(TlBuf *b, const LStmt *st, int ind,
                         const char *outer)
 {
@@ -724,7 +725,7 @@ static void block_items(TlBuf *b, const LStmt *st, int ind,
                     name(b, st->items[a]->var->name);
                     buf_puts(b, "__sb) ");
                 }
-                buf_puts(b, "free(");
+                buf_puts(b, outer ? "free(" : "tl_give(");
                 name(b, st->items[a]->var->name);
                 buf_puts(b, ");\n");
             }
@@ -770,8 +771,16 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
              * at load 7-8: medians of 22-26 ms against Halide's 2.2):
              * Halide's pool lets the calling thread take every task no
              * worker started, which needs a pool of our own in place
-             * of OpenMP's.  `parallel(v, n)` gives the chunk itself
-             * (the loop's width), handed out the same way. */
+             * of OpenMP's.  It would also keep the workers awake
+             * between the loops of a call: libgomp's threads, spinning
+             * 1000 times (jit.c) and then sleeping, made 16 futex
+             * calls a call of the bench's conv2d on 2 threads (4
+             * parallel loops, a serial Wp between two; strace at load
+             * 10), Halide's pool none, so each call
+             * also waits for the OS to wake a worker: a likely cause
+             * of its bimodal 2-thread figures (bench/README.md
+             * 2026-11-29 09:30).  `parallel(v, n)` gives the chunk
+             * itself (the loop's width), handed out the same way. */
             buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for "
                         "schedule(dynamic, ");
             if (st->width > 0) {
@@ -917,9 +926,10 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             expr(b, st->args[0]);
             buf_printf(b, " + 1) * sizeof(%s));\n", t);
         } else if (st->mem == LM_HEAP) {
+            /* Once a call: a block the kernel keeps (emit_keep.c). */
             buf_printf(b, "%s *", btype(st->var->type.dt));
             name(b, st->var->name);
-            buf_printf(b, " = malloc(((size_t)");
+            buf_printf(b, " = tl_take(((size_t)");
             expr(b, st->args[0]);
             buf_printf(b, " + 1) * sizeof(%s));\n", btype(st->var->type.dt));
         }
@@ -1005,6 +1015,7 @@ void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f)
              "TL_HELPER " TL_UNIFORM_DEF(TL_FEXP_AS_TEXT) "\n"
              "TL_HELPER " TL_NORMAL_DEF(TL_FEXP_AS_TEXT) "\n");
     cgc_str_prelude(out, f);
+    cgc_keep_prelude(out);
     cgc_vec_prelude(out, f);
     buf_puts(out, "static void ");
     name(out, f->name);
