@@ -21,9 +21,10 @@
  * smallest kept one when the table is full.  A block given back within
  * a call serves the stages that come after it, as malloc's free list
  * would, so a call's peak is unchanged; between calls the kernel holds
- * the blocks of its last call (at most TL_KEEP_N, none above
- * TL_KEEP_MAX: a larger buffer's page faults are a smaller part of the
- * work done on it), freed when the library is unloaded.  Under ASan
+ * the blocks of its last call (at most TL_KEEP_N, TL_KEEP_MAX bytes in
+ * all: a larger buffer's page faults are a smaller part of the work
+ * done on it, and a script's kernels each hold theirs), freed when the
+ * library is unloaded.  Under ASan
  * the blocks are malloc's, sized exactly, so that it still sees a
  * read past a stage's buffer.
  */
@@ -46,11 +47,12 @@ static const char keep[] =
     "TL_HELPER void tl_give(void *p) { free(p); }\n"
     "#else\n"
     "#define TL_KEEP_N 8\n"
-    "#define TL_KEEP_MAX ((size_t)1 << 26)\n"
+    "#define TL_KEEP_MAX ((size_t)1 << 25)\n"
     "/* A block: malloc's pointer and the capacity, in the 64 bytes\n"
     " * before the aligned start handed out. */\n"
     "typedef struct { void *raw; size_t cap; } TlKeepHead;\n"
     "static void *tl_keep_p[TL_KEEP_N];\n"
+    "static size_t tl_keep_bytes;   /* kept now, at most TL_KEEP_MAX */\n"
     "static int tl_keep_lock;\n"
     "TL_HELPER void tl_keep_acquire(void)\n"
     "{\n"
@@ -84,6 +86,7 @@ static const char keep[] =
     "    if (best >= 0) {\n"
     "        p = tl_keep_p[best];\n"
     "        tl_keep_p[best] = NULL;\n"
+    "        tl_keep_bytes -= tl_keep_head(p)->cap;\n"
     "    }\n"
     "    tl_keep_release();\n"
     "    if (p) return p;\n"
@@ -97,20 +100,22 @@ static const char keep[] =
     "TL_HELPER void tl_give(void *p)\n"
     "{\n"
     "    int slot = -1;\n"
+    "    size_t c;\n"
     "    if (!p) return;\n"
-    "    if (tl_keep_head(p)->cap <= TL_KEEP_MAX) {\n"
+    "    c = tl_keep_head(p)->cap;\n"
+    "    if (c <= TL_KEEP_MAX) {\n"
     "        tl_keep_acquire();\n"
     "        for (int i = 0; i < TL_KEEP_N; i++)\n"
     "            if (!tl_keep_p[i] || slot < 0 ||\n"
     "                (tl_keep_p[slot] && tl_keep_head(tl_keep_p[i])->cap <\n"
     "                                    tl_keep_head(tl_keep_p[slot])->cap))\n"
     "                slot = i;\n"
-    "        if (tl_keep_p[slot] && tl_keep_head(tl_keep_p[slot])->cap >\n"
-    "                               tl_keep_head(p)->cap) {\n"
-    "            slot = -1;   /* full of larger ones: p goes */\n"
-    "        } else {\n"
-    "            void *old = tl_keep_p[slot];\n"
+    "        void *old = tl_keep_p[slot];\n"
+    "        size_t oc = old ? tl_keep_head(old)->cap : 0;\n"
+    "        /* Full of larger ones, or too much kept: p goes. */\n"
+    "        if (oc <= c && tl_keep_bytes - oc + c <= TL_KEEP_MAX) {\n"
     "            tl_keep_p[slot] = p;\n"
+    "            tl_keep_bytes = tl_keep_bytes - oc + c;\n"
     "            p = old;\n"
     "        }\n"
     "        tl_keep_release();\n"
@@ -124,6 +129,7 @@ static const char keep[] =
     "            free(tl_keep_head(tl_keep_p[i])->raw);\n"
     "            tl_keep_p[i] = NULL;\n"
     "        }\n"
+    "    tl_keep_bytes = 0;\n"
     "}\n"
     "#endif\n";
 

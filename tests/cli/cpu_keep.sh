@@ -5,7 +5,9 @@
 # own depending on what the process freed before), a kernel whose
 # stage buffer is 1 MB faulted its 256 pages in again on every call.
 # Here 40 calls of the ahead-of-time kernel fault fewer than 8 pages
-# each; two threads calling it at once both get the right results;
+# each; a 40 MB buffer, above what a kernel keeps (32 MiB), is freed
+# (its pages fault in again); two threads calling the kernel at once
+# both get the right results;
 # a kernel with buffers inside its loops still frees those there; the
 # C builds warning-free with gcc and, where installed, clang.
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +44,7 @@ cat >main.c <<'EOT'
 #include <stdlib.h>
 #include <sys/resource.h>
 
-enum { N = 262144, CALLS = 40 };
+enum { N = 262144, CALLS = 40, BIG = 10485760 };
 
 static long faults(void)
 {
@@ -85,6 +87,21 @@ int main(void)
         tdsl_two(x, n, NULL, y, n, NULL);
     f = faults() - f;
     printf("faults a call: %.1f\n", (double)f / CALLS);
+    {   /* 40 MB: given back (10240 pages a call) */
+        int64_t nb[1] = {BIG};
+        float *bx = calloc(BIG, sizeof *bx), *by = calloc(BIG, sizeof *by);
+        long fb;
+        tdsl_two(bx, nb, NULL, by, nb, NULL);
+        fb = faults();
+        for (int c = 0; c < 3; c++)
+            tdsl_two(bx, nb, NULL, by, nb, NULL);
+        fb = faults() - fb;
+        printf("faults a call at 40 MB: %.1f\n", (double)fb / 3);
+        free(bx);
+        free(by);
+        if (fb < 3 * 5000)
+            return 1;
+    }
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, calls, (void *)(size_t)(i * 7));
     for (int i = 0; i < 2; i++)
