@@ -97,7 +97,7 @@
  *    in its last index (an imported padded copy's clamp(x, 0, 31)):
  *    such lanes are loaded one at a time, slower than scalar code.
  *
- * TODO(issue 5): rule 2b's lanes load their rows one element each
+ * TODO(issue 4): rule 2b's lanes load their rows one element each
  * (strided: a vector literal of W scalar loads, emit_vec.c's
  * strided_load); loading W contiguous elements of each of W rows and
  * transposing them in registers would load W times fewer vectors.
