@@ -319,8 +319,13 @@ int acc_asm_image(Asm *A)
         return acc_asm_err(A, at, 0, DIAG_ACC_DIRECTIVE, "a run of %lld x "
                            "%lld positions", (long long)r.reps,
                            (long long)r.count);
-    io->img = tl_xrealloc(io->img, (size_t)(io->nimgruns + 1) *
-                                       sizeof *io->img);
+    /* The array grows by doubling (its room is the next power of two
+     * from 8): a window image has tens of thousands of runs, and one
+     * realloc a run copied the array each time (quadratic; minutes
+     * under AddressSanitizer, whose realloc always moves). */
+    size_t n = (size_t)io->nimgruns;
+    if (n >= 8 ? !(n & (n - 1)) : !n)
+        io->img = tl_xrealloc(io->img, (n ? 2 * n : 8) * sizeof *io->img);
     io->img[io->nimgruns++] = r;
     return 0;
 }
