@@ -306,6 +306,12 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
  * issues). */
 void acc_cg_emit_store(TlBuf *o, const AccMachine *m, const char *space,
                        int64_t src, int64_t W, int64_t at);
+/* The last part of a store: len long words in every L1 BM's buffer
+ * (lb) go up the BM levels by `gather` and to DRAM at `at` by one
+ * dma.gather (acc_cg_emit_store's, and cg_seg_conv.c's of double
+ * long words). */
+void acc_cg_gather_up(TlBuf *o, const AccMachine *m, int64_t len,
+                      int64_t at);
 /* The matmul route (cg_mm.c): C[i, j] = sum(k) A[i, k] * B[k, j] (any
  * index order) on the matrix unit.  Returns 1 when the kernel is not
  * of that form (nothing reported). */

@@ -399,15 +399,21 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
 void acc_cg_emit_store(TlBuf *o, const AccMachine *m, const char *space,
                        int64_t src, int64_t W, int64_t at)
 {
-    int nbm = acc_bm_levels(m);
-    int64_t span1 = acc_cg_scope_pes(m, 1), len;
-    char b[16], c[16];
+    int64_t span1 = acc_cg_scope_pes(m, 1);
 
     for (int64_t t = 0; t < W / 4; t++)
         buf_printf(o, "gather.L1 %s[%lld+] -> lb[%lld]\n", space,
                    (long long)(src + 8 * t), (long long)(t * span1 * 4));
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_GATHER, (double)(span1 * 4), 4));
-    len = span1 * W;
+    acc_cg_gather_up(o, m, span1 * W, at);
+}
+
+void acc_cg_gather_up(TlBuf *o, const AccMachine *m, int64_t len,
+                      int64_t at)
+{
+    int nbm = acc_bm_levels(m);
+    char b[16], c[16];
+
     for (int j = 2; j <= nbm; j++) {
         int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
         acc_cg_bm_name(b, sizeof b, j - 1);

@@ -74,28 +74,13 @@ static int64_t chunk_of(int64_t total, int64_t full, int64_t mult,
 static void store_dd(TlBuf *o, const AccMachine *m, const char *space,
                      int64_t W, int64_t at)
 {
-    int nbm = acc_bm_levels(m);
-    int64_t span1 = acc_cg_scope_pes(m, 1), len;
-    char b[16], c[16];
+    int64_t span1 = acc_cg_scope_pes(m, 1);
 
     for (int64_t t = 0; t < W / 4; t++)
         buf_printf(o, "gather.L1 %s[%lld+].dd -> lb[%lld]\n", space,
                    (long long)(16 * t), (long long)(t * span1 * 8));
     acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_GATHER, (double)(span1 * 8), 8));
-    len = span1 * W * 2;
-    for (int j = 2; j <= nbm; j++) {
-        int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
-        acc_cg_bm_name(b, sizeof b, j - 1);
-        acc_cg_bm_name(c, sizeof c, j);
-        buf_printf(o, "gather.L%d %s[0:%lld] -> %s[0]\n", j, b,
-                   (long long)len, c);
-        acc_cg_nop(o, acc_cg_wait(m, j, ACC_XK_GATHER, (double)(len * F),
-                                  (double)len));
-        len *= F;
-    }
-    acc_cg_bm_name(b, sizeof b, nbm);
-    buf_printf(o, "dma.gather.t1 %s[0:%lld] -> d[%lld]\n", b,
-               (long long)len, (long long)at);
+    acc_cg_gather_up(o, m, span1 * W * 2, at);
 }
 
 /* The top BMs' W double long words per PE (in order) down to `space`
