@@ -48,7 +48,7 @@ if [ -f $HALIDE_INC/Halide.h ] && command -v "$CXX" >/dev/null &&
     for k in matmul blur conv softmax; do
         # Rebuilt only when the source is newer (g++ on Halide.h is slow).
         if [ ! -x $OUT/halide_$k ] ||
-           [ -n "$(find bench/halide/$k.cpp bench/halide/common.h \
+           [ -n "$(find bench/halide/$k.cpp bench/halide/*.h \
                    bench/bench_util.h -newer $OUT/halide_$k)" ]; then
             say "building halide_$k"
             $CXX -std=c++17 -O2 -Wall -Wextra -Werror -isystem $HALIDE_INC \

@@ -1,11 +1,9 @@
 // matmul.cpp - the Halide 14 peer for f32 matmul C = A B at n = 256,
-// 512, 1024, 2048 (square), with the schedule Halide users write for it:
-// B packed once into 64-column panels (Bp), a 64x6 register tile of C
-// (4 x 16-wide vectors x 6 rows = 24 accumulators) with the whole
-// reduction inside it, row blocks in parallel, panels outer within a
-// block so a panel stays in L2.  Checked against a plain C product on
-// sampled rows.  Usage: matmul [n ...]
+// 512, 1024, 2048 (square), with the schedule Halide users write for it
+// (matmul_sched.h).  Checked against a plain C product on sampled rows.
+// Usage: matmul [n ...]
 #include "common.h"
+#include "matmul_sched.h"
 
 #include <vector>
 
@@ -13,31 +11,11 @@ using namespace Halide;
 
 static void one(int n, int threads)
 {
-    const int T = 64, R = 6, G = 48;   // panel width, tile rows, block
     Buffer<float> A(n, n), B(n, n);    // A(k, i), B(j, k): x innermost
     bu_fill(A.data(), (long)n * n, 1);
     bu_fill(B.data(), (long)n * n, 2);
 
-    Var x("x"), y("y"), xi("xi"), xo("xo"), k("k");
-    Var yi("yi"), yo("yo"), yg("yg");
-    RDom r(0, n, "r");
-
-    Func Bp("Bp");                     // Bp(xi, k, xo) = B(xo*64 + xi, k)
-    Bp(xi, k, xo) = B(xo * T + xi, k);
-    Func prod("prod");                 // prod(xi, y, xo): C(xo*64+xi, y)
-    prod(xi, y, xo) = 0.0f;
-    prod(xi, y, xo) += A(r, y) * Bp(xi, r, xo);
-    Func C("C");
-    C(x, y) = prod(x % T, y, x / T);
-
-    C.bound(x, 0, n).bound(y, 0, n);
-    C.split(y, yg, y, G).split(x, xo, xi, T).split(y, yo, yi, R)
-        .reorder(xi, yi, yo, xo, yg)
-        .vectorize(xi, 16).unroll(yi).parallel(yg);
-    prod.compute_at(C, yo).vectorize(xi, 16).unroll(y);
-    prod.update().reorder(xi, y, xo, r)
-        .vectorize(xi, 16).unroll(xi).unroll(y);
-    Bp.compute_root().parallel(xo).vectorize(xi, 16);
+    Func C = mm_pipeline(A, B, n);
 
     double jit = hb_compile(C);
     Buffer<float> out(n, n);

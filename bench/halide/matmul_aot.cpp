@@ -1,6 +1,6 @@
 /*
- * matmul_aot.cpp - the Halide peer's matmul (the pipeline and schedule
- * of matmul.cpp: keep the two in step) compiled ahead of time, so that
+ * matmul_aot.cpp - the Halide peer's matmul (matmul_sched.h, as
+ * matmul.cpp uses it) compiled ahead of time, so that
  * bench/matmul_sizes.c can time it beside tdsl's kernels in one process
  * (thread CPU time, the calls alternated sample by sample, which the
  * JIT peer in its own process cannot be), and so that its assembly can
@@ -56,7 +56,7 @@ extern "C" int tdsl_matmul(const float *a, const int64_t *ash,
 
 #else
 
-#include <Halide.h>
+#include "matmul_sched.h"
 #include <string>
 
 using namespace Halide;
@@ -67,24 +67,8 @@ int main()
 
     compile_standalone_runtime("rt.o", t);
     for (int n : {256, 512, 1024, 2048}) {
-        const int T = 64, R = 6, G = 48;    // as in matmul.cpp
         ImageParam A(Float(32), 2, "A"), B(Float(32), 2, "B");
-        Var x("x"), y("y"), xi("xi"), xo("xo"), k("k");
-        Var yi("yi"), yo("yo"), yg("yg");
-        RDom r(0, n, "r");
-        Func Bp("Bp"), prod("prod"), C("C");
-        Bp(xi, k, xo) = B(xo * T + xi, k);
-        prod(xi, y, xo) = 0.0f;
-        prod(xi, y, xo) += A(r, y) * Bp(xi, r, xo);
-        C(x, y) = prod(x % T, y, x / T);
-        C.bound(x, 0, n).bound(y, 0, n);
-        C.split(y, yg, y, G).split(x, xo, xi, T).split(y, yo, yi, R)
-            .reorder(xi, yi, yo, xo, yg)
-            .vectorize(xi, 16).unroll(yi).parallel(yg);
-        prod.compute_at(C, yo).vectorize(xi, 16).unroll(y);
-        prod.update().reorder(xi, y, xo, r)
-            .vectorize(xi, 16).unroll(xi).unroll(y);
-        Bp.compute_root().parallel(xo).vectorize(xi, 16);
+        Func C = mm_pipeline(A, B, n);
         std::string nm = "hl_mm_" + std::to_string(n);
         C.compile_to({{OutputFileType::object, nm + ".o"},
                       {OutputFileType::assembly, nm + ".s"}},
