@@ -38,12 +38,13 @@
  * loads it into the layout and stores it from there row-major (the
  * operand in its layout, then out of it: layout_emit.c), and moves its
  * long words into the image (move_pairs), before the route's first
- * load; the route's program is unchanged after it.  Each image long
- * word must be a long word of the operand row-major (f32 B read
- * B[k, j], f16 A read A[i, k]), else the layout is refused by name.
- * TODO(issue 6): A and B from their layouts by element moves into the
- * route's images (f32 A keeps one element a long word: lane moves in
- * the PEs), or the route's loads straight from the layout; C's runs
+ * load; the route's program is unchanged after it.  Where an image
+ * long word is not a long word of the operand row-major (f32 B read
+ * B[k, j] and f16 A read A[i, k] are; f32 A keeps one element a long
+ * word, f16 B's run down its columns), the elements move inside long
+ * words on the PEs instead (cg_mm_lane.c), into a scratch image that
+ * the long-word moves then put in place.  TODO(issue 6): the route's
+ * loads straight from the layout; C's runs
  * longer than a j tile's row (4 long words on test: the DMA issue
  * interval bounds the move), by gathering the pairs' blocks in the
  * BMs.
@@ -452,7 +453,6 @@ static int image_word(const AccCgMm *x, const int64_t *map, int64_t w,
 
 int acc_cg_mm_operand_prep(AccCgMm *x)
 {
-    TlSession *s = x->g.s;
     AccCgProgram *p = x->g.p;
     int64_t end = x->o_at + (p->oimage + 1) / 2;
 
@@ -463,38 +463,29 @@ int acc_cg_mm_operand_prep(AccCgMm *x)
         if (!x->olay[i])
             continue;
         t = x->g.c->in[in->input];
-        for (int64_t w = 0; w * x->ew < in->nmap; w++) {
+        x->lane[i] = 0;
+        for (int64_t w = 0; w * x->ew < in->nmap && !x->lane[i]; w++) {
             int64_t rm;
-            if (image_word(x, in->map, w, tl_tensor_numel(t), &rm) >= 0)
-                continue;
-            /* TODO(issue 6): element moves inside long words (f32 A
-             * keeps one element a long word; B read down its columns
-             * at f16), through the PEs. */
-            diag_error(s, x->olay_at[i], DIAG_ACC_CG_UNSUPPORTED,
-                       arena_printf(&s->arena, "a `layout` of '%s' on the "
-                                    "matmul route, which moves it into its "
-                                    "image of %s by long words of '%s' "
-                                    "row-major, and this %s image is not "
-                                    "made of them,",
-                                    x->g.c->k->inputs[in->input]->name,
-                                    i == x->a ? "A" : "B",
-                                    x->g.c->k->inputs[in->input]->name,
-                                    dt_name(x->dt)));
-            diag_note(s, x->g.loc, "in this call of '%s'",
-                      x->g.c->k->name);
-            x->g.failed = 1;
-            for (int j = 0; j < i; j++) {
-                free(x->lmap[j]);
-                x->lmap[j] = NULL;
-            }
-            return -1;
+            x->lane[i] = image_word(x, in->map, w, tl_tensor_numel(t),
+                                    &rm) < 0;
         }
+        /* Unreachable on the shipped machines (each has the BMs the
+         * route itself needs); a user's machine may lack them. */
+        if (x->lane[i] && !acc_cg_mm_lane_ok(x))
+            return acc_cg_fail(&x->g, "a `layout` of a matmul operand "
+                                      "whose image moves elements inside "
+                                      "long words, on a machine whose BMs "
+                                      "hold no chunk of the moves");
         lw = (tl_tensor_numel(t) + x->ew - 1) / x->ew;
         x->in_at[i] = end;
         x->mid_at[i] = end + lw;
         end += 2 * lw;
         x->lmap[i] = in->map;
         x->nlmap[i] = in->nmap;
+        if (x->lane[i]) {
+            x->lane_at[i] = end;
+            end += acc_cg_mm_lane_words(x, i, end);
+        }
     }
     if (end > x->g.m->dram_words)
         return acc_cg_fail(&x->g, "tensors larger than the machine's DRAM");
@@ -534,7 +525,25 @@ void acc_cg_mm_operand_conv(AccCgMm *x)
         at = i == x->a ? x->a_at : x->b_at;
         src = tl_xmalloc((size_t)(n + 1) * sizeof *src);
         dst = tl_xmalloc((size_t)(n + 1) * sizeof *dst);
-        for (int64_t w = 0; w < n; w++) {
+        buf_printf(&c, "# '%s' into the schedule's layout, stored from "
+                   "it row-major at d[%lld], moved into the route's "
+                   "image at d[%lld]%s\n", x->g.p->ins[i].name,
+                   (long long)x->mid_at[i], (long long)at,
+                   x->lane[i] ? " element by element" : "");
+        acc_layout_emit_load(&c, x->olay[i], x->in_at[i]);
+        acc_layout_emit_store(&c, x->olay[i], x->mid_at[i]);
+        if (x->lane[i]) {
+            /* The image built whole in the scratch, padding included,
+             * then moved into place. */
+            int64_t img = acc_cg_mm_lane_emit(x, i, &c, x->lane_at[i]);
+            if (img < 0)
+                acc_cg_fail(&x->g, "a padding value that is not finite");
+            for (int64_t w = 0; img >= 0 && w < n; w++) {
+                src[nw] = img + w;
+                dst[nw++] = at + w;
+            }
+        }
+        for (int64_t w = 0; !x->lane[i] && w < n; w++) {
             int64_t rm;
             if (image_word(x, x->lmap[i], w,
                            x->olay[i]->nelems, &rm) == 1) {
@@ -542,12 +551,6 @@ void acc_cg_mm_operand_conv(AccCgMm *x)
                 dst[nw++] = at + w;
             }
         }
-        buf_printf(&c, "# '%s' into the schedule's layout, stored from "
-                   "it row-major at d[%lld], moved into the route's "
-                   "image at d[%lld]\n", x->g.p->ins[i].name,
-                   (long long)x->mid_at[i], (long long)at);
-        acc_layout_emit_load(&c, x->olay[i], x->in_at[i]);
-        acc_layout_emit_store(&c, x->olay[i], x->mid_at[i]);
         move_pairs(&c, m, src, dst, nw);
         free(src);
         free(dst);

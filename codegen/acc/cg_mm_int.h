@@ -55,6 +55,11 @@ typedef struct AccCgMm {
     const struct AccLayout *olay[2];
     TlLoc olay_at[2];
     int64_t in_at[2], mid_at[2], *lmap[2], nlmap[2];
+    /* Operand i's image is not made of its row-major long words: its
+     * elements move inside long words (cg_mm_lane.c), with scratch
+     * from lane_at[i] on. */
+    int lane[2];
+    int64_t lane_at[2];
     int nolay;
     size_t body_at;
     int ak, bk;
@@ -162,8 +167,9 @@ int acc_cg_mm_schedule(AccCgMm *x);
  * reporting. */
 int acc_cg_mm_layout_prep(AccCgMm *x);
 void acc_cg_mm_layout_tail(AccCgMm *x);
-/* With layouts of the operands: checks that the route's images can be
- * moved into by long words and places the row-major copies in DRAM
+/* With layouts of the operands: tells whether each image is moved into
+ * by long words or element by element (lane) and places the row-major
+ * copies and the moves' scratch in DRAM
  * (call after acc_cg_mm_layout_prep; the operands become direct
  * inputs); 0, or -1 after reporting.  acc_cg_mm_input_line writes
  * operand i's `.input`; acc_cg_mm_operand_conv inserts the conversions
@@ -171,6 +177,14 @@ void acc_cg_mm_layout_tail(AccCgMm *x);
 int acc_cg_mm_operand_prep(AccCgMm *x);
 void acc_cg_mm_input_line(AccCgMm *x, int i, TlBuf *o);
 void acc_cg_mm_operand_conv(AccCgMm *x);
+/* Element moves of operand i's row-major copy into its image
+ * (cg_mm_lane.c): whether the machine and dtype allow them; the DRAM
+ * long words of scratch they take from base on; the moves themselves,
+ * returning where the finished image is (in the scratch), -1 when a
+ * padding value cannot be written. */
+int acc_cg_mm_lane_ok(const AccCgMm *x);
+int64_t acc_cg_mm_lane_words(const AccCgMm *x, int i, int64_t base);
+int64_t acc_cg_mm_lane_emit(AccCgMm *x, int i, TlBuf *o, int64_t base);
 /* What the program's conversions are, for --explain. */
 const char *acc_cg_mm_conv_what(AccCgMm *x);
 /* Chooses the shape (the cheapest by the estimate of the program) and

@@ -58,4 +58,38 @@ TDSL_DEBUG=accel "$TDSL" mm.tdsl >/dev/null 2>prog || fail "debug run"
 grep -q "^\.input B f32\[24,16\] d\[" prog || fail "B's .input: $(head prog)"
 grep -q "^# 'B' into the schedule's layout, stored from it row-major" prog ||
     fail "no conversion: $(head -20 prog)"
+
+# An f32 A in a layout: its image keeps one element a long word, so the
+# elements move inside long words on the PEs (cg_mm_lane.c: unpacked to
+# f64 long words, gathered, narrowed back), still the one conversion,
+# exactly the difference, estimated as emitted.
+cat >mma.tdsl <<'TDSL'
+kernel mma(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+    C[i, j] = sum(k) A[i, k] * B[k, j]
+}
+schedule mma for accel {
+    layout A: ((2_L2B, 8), (4_PE, 3, 2_W))
+}
+kernel ref(A: f32[M, K], B: f32[K, N]) -> (C: f32[M, N]) {
+    C[i, j] = sum(k) A[i, k] * B[k, j]
+}
+let A = rand(f32, [16, 24], seed = 1)
+let B = rand(f32, [24, 16], seed = 2)
+assert allclose(mma(A, B) on accel, ref(A, B) on accel, rtol = 0, atol = 0)
+time mma(A, B) on accel
+time ref(A, B) on accel
+TDSL
+"$TDSL" mma.tdsl >out 2>err || fail "run A: $(cat err)"
+c1=$(field 2 mma cycles) c0=$(field 2 ref cycles)
+[ "$c1" = 17316 ] && [ "$c0" = 368 ] || fail "A: cycles $c1, $c0: $(cat out)"
+grep -q "^    conversion [0-9]* lw in the program (1 conversions, $((c1 - c0)) \
+cycles); not planned (the matmul route's own conversions)$" out ||
+    fail "A: conversion is not $((c1 - c0)) cycles: $(cat out)"
+grep -q "^    planner    $c1 cycles estimated .*simulated/estimated 1.00," out ||
+    fail "A: planner: $(cat out)"
+TDSL_DEBUG=accel "$TDSL" mma.tdsl >/dev/null 2>prog || fail "debug run A"
+grep -q "^# 'A' into the schedule's layout, .* element by element$" prog ||
+    fail "A: no element moves: $(grep '^#' prog | head)"
+grep -q "^cvt.f64.f32 " prog && grep -q "^cvt.f32.f64 " prog ||
+    fail "A: no unpacking and narrowing: $(grep '^#' prog | head)"
 exit 0
