@@ -19,7 +19,7 @@
 
 static int run(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
                const TlScalarArg *sc, TlTensor **out, TlLoc call_loc,
-               jmp_buf *fatal);
+               jmp_buf *fatal, TlTensor *const *given);
 
 /* ====================================================================
  * Frames: variables, tensors, sizes, messages
@@ -535,7 +535,7 @@ static int run_call(ItpFrame *F, TlCall *call)
         else
             sc[j].i = v.i;
     }
-    if (run(F->rt, g, in, sc, out, call->loc, F->fatal))
+    if (run(F->rt, g, in, sc, out, call->loc, F->fatal, NULL))
         goto done;
     for (int j = 0; j < g->noutputs; j++) {
         TlFunc *f = call->results[j];
@@ -632,9 +632,10 @@ static int assert_failed(ItpFrame *F, const TlFunc *f)
 }
 
 /* The call's body; with only_asserts (itp_check_asserts), its asserts
- * alone, which then read nothing the body computes. */
+ * alone, which then read nothing the body computes but the stages
+ * given (given[i]: stage k->funcs[i]'s value, else NULL). */
 static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
-                    TlTensor **out, int only_asserts)
+                    TlTensor **out, int only_asserts, TlTensor *const *given)
 {
     TlKernelInfo *k = F->k;
 
@@ -649,6 +650,18 @@ static int run_body(ItpFrame *F, TlTensor *const *in, const TlScalarArg *sc,
     }
     if (bind_consts(F) || output_shapes(F))
         return -1;
+    for (int i = 0; given && i < k->nfuncs; i++) {
+        ItpSlot *sl = &F->slots[itp_slot_of(F, k->funcs[i])];
+        /* One of another dtype or rank is not the stage's value: the
+         * stage is computed here then. */
+        if (!given[i] || given[i]->dtype != k->funcs[i]->dtype ||
+            given[i]->rank != k->funcs[i]->rank)
+            continue;
+        sl->t = tl_tensor_ref(given[i]);
+        for (int j = 0; j < given[i]->rank; j++)
+            sl->ext[j] = given[i]->shape[j];
+        sl->done = 1;
+    }
 
     for (int i = 0; i < k->nfuncs; i++) {
         TlFunc *f = k->funcs[i];
@@ -702,7 +715,7 @@ static void frame_free(ItpFrame *F)
 
 static int run(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
                const TlScalarArg *sc, TlTensor **out, TlLoc call_loc,
-               jmp_buf *fatal)
+               jmp_buf *fatal, TlTensor *const *given)
 {
     ItpFrame F;
     int rc;
@@ -710,7 +723,7 @@ static int run(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     frame_init(&F, rt, k, fatal);
     for (int i = 0; out && i < k->noutputs; i++)
         out[i] = NULL;
-    rc = run_body(&F, in, sc, out, out == NULL);
+    rc = run_body(&F, in, sc, out, out == NULL, given);
     if (rc) {
         for (int i = 0; out && i < k->noutputs; i++) {
             tl_tensor_unref(out[i]);
@@ -783,14 +796,22 @@ int itp_check_asserts(TlRuntime *rt, TlKernelInfo *k,
                       TlTensor *const *inputs, const TlScalarArg *scalars,
                       TlLoc call_loc)
 {
-    jmp_buf *fatal = rt->s->fatal;
-    int rc;
-
     for (int i = 0; i < k->nfuncs; i++)
         TL_ASSERT(!tl_func_is_assert(k->funcs[i]) ||
                   !itp_assert_reads(k->funcs[i]));
+    return itp_check_asserts_given(rt, k, inputs, scalars, NULL, call_loc);
+}
+
+int itp_check_asserts_given(TlRuntime *rt, TlKernelInfo *k,
+                            TlTensor *const *inputs,
+                            const TlScalarArg *scalars,
+                            TlTensor *const *given, TlLoc call_loc)
+{
+    jmp_buf *fatal = rt->s->fatal;
+    int rc;
+
     rt->s->fatal = NULL;
-    rc = run(rt, k, inputs, scalars, NULL, call_loc, fatal);
+    rc = run(rt, k, inputs, scalars, NULL, call_loc, fatal, given);
     rt->s->fatal = fatal;
     return rc;
 }
@@ -806,7 +827,7 @@ int itp_call_kernel(TlRuntime *rt, TlKernelInfo *k,
     int rc;
 
     rt->s->fatal = NULL;
-    rc = run(rt, k, inputs, scalars, outputs, call_loc, fatal);
+    rc = run(rt, k, inputs, scalars, outputs, call_loc, fatal, NULL);
     rt->s->fatal = fatal;
     return rc;
 }

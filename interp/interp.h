@@ -253,6 +253,14 @@ const TlFunc *itp_assert_reads(const TlFunc *f);
 int itp_check_asserts(TlRuntime *rt, TlKernelInfo *k,
                       TlTensor *const *inputs, const TlScalarArg *scalars,
                       TlLoc call_loc);
+/* The same where asserts read stages the kernel computes: given[i]
+ * (indexed like k->funcs, NULL where none) is stage i's value, which
+ * a compiled target computed; every computed tensor an assert reads
+ * must be given (else the interpreter computes it). */
+int itp_check_asserts_given(TlRuntime *rt, TlKernelInfo *k,
+                            TlTensor *const *inputs,
+                            const TlScalarArg *scalars,
+                            TlTensor *const *given, TlLoc call_loc);
 
 /* Every scalar parameter of a call of k as the call binds it: given
  * (scalars[i].given, scalars may be NULL) or its default evaluated as

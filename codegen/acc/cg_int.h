@@ -442,6 +442,15 @@ int acc_seg_plan(TlSession *s, TlKernelInfo *k, const AccMachine *m,
 /* Whether m has what the conversions use (a BM level, room for a chunk
  * of 8 long words per PE). */
 int acc_seg_conv_ok(const AccMachine *m);
+/* The kernel of the stages of k (no asserts, plain definitions) that
+ * stage `out` needs, its output, reading the kernel's inputs and the
+ * stages named in given[] as inputs at their call shapes (sizes, in:
+ * the call's); NULL when there is none.  For a kernel whose asserts
+ * read computed stages (target_assert.c). */
+TlKernelInfo *acc_seg_sub_kernel(TlSession *s, TlKernelInfo *k,
+                                 const int64_t *sizes, TlTensor *const *in,
+                                 const char *out, const char *const *given,
+                                 int ngiven);
 /* Long words a gather's last chunk may write past its destination. */
 int64_t acc_seg_conv_slack(const AccMachine *m);
 /* n f32 elements at DRAM long word src, unpacked to one f64 long word

@@ -246,10 +246,10 @@ static int closed(const Seg *g, int a, int b)
     return 1;
 }
 
-static int in_run(const Seg *g, int a, int b, const char *name)
+static int in_set(const Seg *g, const unsigned char *in, const char *name)
 {
-    for (int i = a; i <= b; i++)
-        if (!strcmp(g->st[i].name, name))
+    for (int i = 0; i < g->n; i++)
+        if (in[i] && !strcmp(g->st[i].name, name))
             return 1;
     return 0;
 }
@@ -262,10 +262,11 @@ static void put_type(TlBuf *o, TlDType dt, int rank, const int64_t *shape)
     buf_puts(o, "]");
 }
 
-/* Segment a..b as a checked kernel, else NULL (its source's errors
- * are the caller's to show or drop). */
-static TlKernelInfo *segment_kernel(Seg *g, int a, int b,
-                                    TlTensor *const *kin)
+/* The stages with in[i] set, stage b their output, as a checked
+ * kernel, else NULL (its source's errors are the caller's to show or
+ * drop). */
+static TlKernelInfo *stages_kernel(Seg *g, const unsigned char *in, int b,
+                                   TlTensor *const *kin)
 {
     TlSession *s = g->s;
     TlBuf src;
@@ -276,15 +277,15 @@ static TlKernelInfo *segment_kernel(Seg *g, int a, int b,
 
     buf_init(&src);
     buf_printf(&src, "kernel %s__seg%d(", g->k->name, ++g->serial);
-    for (int i = a; i <= b; i++)
-        for (int r = 0; r < g->st[i].nreads; r++) {
+    for (int i = 0; i < g->n; i++)
+        for (int r = 0; in[i] && r < g->st[i].nreads; r++) {
             const char *nm = g->st[i].reads[r];
             const SegStage *p;
             TlFunc *f;
             int dup = 0;
             for (int q = 0; q < nin; q++)
                 dup |= !strcmp(seen[q], nm);
-            if (dup || in_run(g, a, b, nm) || nin == 128)
+            if (dup || in_set(g, in, nm) || nin == 128)
                 continue;
             seen[nin] = nm;
             buf_printf(&src, "%s%s: ", nin++ ? ", " : "", nm);
@@ -301,8 +302,9 @@ static TlKernelInfo *segment_kernel(Seg *g, int a, int b,
     buf_printf(&src, ") -> (%s: ", g->st[b].name);
     put_type(&src, g->st[b].f->dtype, g->st[b].rank, g->st[b].shape);
     buf_puts(&src, ") {\n");
-    for (int i = a; i <= b; i++)
-        buf_printf(&src, "%s\n", g->st[i].text.s);
+    for (int i = 0; i < g->n; i++)
+        if (in[i])
+            buf_printf(&src, "%s\n", g->st[i].text.s);
     buf_puts(&src, "}\n");
     file = tl_add_source(s, arena_printf(&s->arena, "<segment %d of %s>",
                                          g->serial, g->k->name),
@@ -315,6 +317,17 @@ static TlKernelInfo *segment_kernel(Seg *g, int a, int b,
             if (prog->items.v[i]->kind == IT_KERNEL)
                 sk = tl_kernel_info(prog->items.v[i]);
     return sk && sk->ok ? sk : NULL;
+}
+
+/* Segment a..b as a checked kernel, else NULL. */
+static TlKernelInfo *segment_kernel(Seg *g, int a, int b,
+                                    TlTensor *const *kin)
+{
+    unsigned char in[MAX_STAGES];
+
+    for (int i = 0; i < g->n; i++)
+        in[i] = i >= a && i <= b;
+    return stages_kernel(g, in, b, kin);
 }
 
 /* Segment sk's cycles for the accel target on m, timed as the
@@ -434,4 +447,57 @@ done:
     free(split);
     free(g);
     return rc;
+}
+
+TlKernelInfo *acc_seg_sub_kernel(TlSession *s, TlKernelInfo *k,
+                                 const int64_t *sizes, TlTensor *const *in,
+                                 const char *out, const char *const *given,
+                                 int ngiven)
+{
+    Seg *g = tl_xcalloc(1, sizeof *g);
+    unsigned char *split = tl_xcalloc((size_t)k->nfuncs + 1, 1);
+    unsigned char need[MAX_STAGES];
+    FILE *saved = s->diag_out, *null = fopen("/dev/null", "w");
+    int ne = s->nerrors, nw = s->nwarnings, sup = s->suppressed, b = -1;
+    TlKernelInfo *sk = NULL;
+
+    g->s = s;
+    g->k = k;
+    g->sizes = sizes;
+    if (null && stages(g, split) == 0) {
+        /* What `out` reads, back to the kernel's inputs and the given
+         * stages (which are the sub-kernel's inputs). */
+        memset(need, 0, sizeof need);
+        for (int i = 0; i < g->n; i++)
+            if (!strcmp(g->st[i].name, out))
+                b = i;
+        if (b >= 0)
+            need[b] = 1;
+        for (int i = b; i >= 0; i--) {
+            if (!need[i])
+                continue;
+            for (int r = 0; r < g->st[i].nreads; r++) {
+                const char *nm = g->st[i].reads[r];
+                int skip = 0;
+                for (int q = 0; q < ngiven; q++)
+                    skip |= !strcmp(given[q], nm);
+                for (int j = 0; j < i && !skip; j++)
+                    if (!strcmp(g->st[j].name, nm))
+                        need[j] = 1;
+            }
+        }
+        s->diag_out = null;
+        if (b >= 0)
+            sk = stages_kernel(g, need, b, in);
+        s->diag_out = saved;
+        s->nerrors = ne;
+        s->nwarnings = nw;
+        s->suppressed = sup;
+    }
+    if (null)
+        fclose(null);
+    free_stages(g);
+    free(split);
+    free(g);
+    return sk;
 }

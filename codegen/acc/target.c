@@ -83,11 +83,12 @@ static int lookup(void *ctx, const TlVar *var, int64_t *out)
 
 /* What this first route cannot take, before lowering: NULL if none;
  * *at is moved to the construct when it has a place.  Asserts of the
- * parameters are checked on the host (target_assert.c). */
+ * parameters are checked on the host (target_assert.c); those of
+ * computed stages only by a call (run_checked), when `call`. */
 static const char *unsupported_kernel(TlSession *s, const TlKernelInfo *k,
-                                      TlLoc *at)
+                                      TlLoc *at, int call)
 {
-    const char *why = acc_tg_assert_refusal(s, k, at);
+    const char *why = call ? NULL : acc_tg_assert_refusal(s, k, at);
 
     if (why)
         return why;
@@ -251,6 +252,7 @@ static int simulate(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             tl_internal_error(__FILE__, __LINE__, "accel output: %s", err.s);
         if (p->omap)
             *out = unimage(p, *out, rank, shape);
+        acc_tg_count_run(acc_sim_stats(sim));
         buf_free(&last_stats);
         buf_init(&last_stats);
         if (seg.on) {
@@ -631,7 +633,7 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
             in[i]->rank != k->inputs[i]->rank)
             return itp_call_refused("accel", rt, k, in, sc, out, call_loc);
     at = call_loc;
-    if ((why = unsupported_kernel(s, k, &at))) {
+    if ((why = unsupported_kernel(s, k, &at, 1))) {
         diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED, why);
         if (at.file != call_loc.file || at.line != call_loc.line ||
             at.col != call_loc.col)
@@ -660,8 +662,12 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
         }
     }
     /* The asserts first, as the interpreter and the cpu kernel check
-     * them before the stages; the routes compile the rest. */
-    if (acc_tg_has_asserts(k)) {
+     * them before the stages; the routes compile the rest.  Those of
+     * computed stages after the stages they read (run_checked). */
+    if (acc_tg_has_asserts(k) && acc_tg_assert_refusal(s, k, &at)) {
+        rc = acc_tg_run_checked(rt, k, m, packed, in, all ? all : sc, z.v, out,
+                         call_loc);
+    } else if (acc_tg_has_asserts(k)) {
         if (itp_check_asserts(rt, k, in, all ? all : sc, call_loc) == 0)
             rc = build_or_split(rt, acc_tg_without_asserts(s, k), m, packed,
                                 &z, oshape, all, out, call_loc);
@@ -675,6 +681,20 @@ static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
     free(packed);
     free(z.v);
     return rc;
+}
+
+int acc_tg_run(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+               const TlScalarArg *sc, TlTensor **out, TlLoc call_loc)
+{
+    return run_accel(rt, k, in, sc, out, call_loc);
+}
+
+void acc_tg_set_stats(TlBuf *b)
+{
+    buf_free(&last_stats);
+    last_stats = *b;
+    buf_init(b);
+    have_last = 1;
 }
 
 int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
@@ -695,7 +715,7 @@ int acc_cg_assembly(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         if (in[i]->dtype != k->inputs[i]->dtype ||
             in[i]->rank != k->inputs[i]->rank)
             return -2;
-    if ((why = unsupported_kernel(s, k, &at))) {
+    if ((why = unsupported_kernel(s, k, &at, 0))) {
         diag_error(s, at, DIAG_ACC_CG_UNSUPPORTED, why);
         return -1;
     }
@@ -824,7 +844,7 @@ static int time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         z.v[i] = sizes ? sizes[i] : 0;
     /* Inputs of the sizes' shapes, zero: code generation reads only
      * their dtypes and shapes. */
-    bad = (why = unsupported_kernel(s, k, &at)) != NULL;
+    bad = (why = unsupported_kernel(s, k, &at, 0)) != NULL;
     k = acc_tg_without_asserts(s, k);
     for (int i = 0; i < k->ninputs && !bad; i++) {
         int64_t sh[TL_MAX_RANK];

@@ -7,6 +7,7 @@
 
 #include "codegen/acc/cg_int.h"
 #include "codegen/acc/plan.h"
+#include "interp/interp.h"
 
 /* A simulator for the program `text` of p (p->text or p->bare) of k
  * on m, with the call's inputs set (packed; rank and shape: the
@@ -103,6 +104,24 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
 const char *acc_tg_assert_refusal(TlSession *s, const TlKernelInfo *k,
                                   TlLoc *at);
 int acc_tg_has_asserts(const TlKernelInfo *k);
+/* The computed tensors k's asserts read (at most max, into r), in the
+ * order the asserts read them; their count. */
+int acc_tg_assert_computed(const TlKernelInfo *k, const TlFunc **r, int max);
+/* A call of k (acc_tg_run: as `on accel` runs it) whose asserts read
+ * stages it computes: those stages first, each a kernel of its own on
+ * the simulator, then the asserts on the host with their values, then
+ * the rest; `time`'s lines (acc_tg_set_stats: takes b's text) tell
+ * the parts' simulated counts summed.  0, or -1 after reporting. */
+int acc_tg_run(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
+               const TlScalarArg *sc, TlTensor **out, TlLoc call_loc);
+void acc_tg_set_stats(TlBuf *b);
+int acc_tg_run_checked(TlRuntime *rt, TlKernelInfo *k, const AccMachine *m,
+                       TlTensor *const *packed, TlTensor *const *in,
+                       const TlScalarArg *sc, const int64_t *sizes,
+                       TlTensor **out, TlLoc loc);
+/* Adds a finished simulation's counts to those of a call run in parts
+ * (target.c), when one is running. */
+void acc_tg_count_run(const AccStats *st);
 TlKernelInfo *acc_tg_without_asserts(TlSession *s, TlKernelInfo *k);
 const char *acc_tg_assert_directives(TlSession *s, const TlKernelInfo *k,
                                      TlLoc *at);

@@ -810,6 +810,7 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         const AccStats *st = acc_sim_stats(sim);
         int64_t dram = st->dram_words[0] + st->dram_words[1];
         AccTiming bare, mid;
+        acc_tg_count_run(st);
         *out = acc_sim_get_output(sim, k->outputs[0]->name, &err);
         if (!*out)
             tl_internal_error(__FILE__, __LINE__, "accel output: %s", err.s);
