@@ -31,9 +31,9 @@
 # 'conv_cycles' and 'conv_lw' what its conversions take (the program
 # against the same without them: cycles, DRAM long words), 'in_cycles'
 # and 'in_lw' the part of that which converts a kernel input from its
-# first consumer's image into a later consumer's (the host lays each
-# input out in its first consumer's image when it loads it, not
-# counted; the rest: the intermediates), 'dma' the DMA
+# first consumer's image into a later consumer's (0 since session 12:
+# the host lays each input out in every consumer's image when it loads
+# it, not counted; the rest: the intermediates), 'dma' the DMA
 # gathers of the conversions, 'plan_est' the planner's estimate of the
 # whole kernel in its own layouts (the first table's 'estimated' total,
 # compute + conversions + DRAM in/out), for the simulated count.

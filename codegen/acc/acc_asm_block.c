@@ -77,13 +77,18 @@ static int io_directive(Asm *A, int out)
     io.is_output = out;
     io.loc = A->ln->loc;
     char name[64], ty[16];
+    const AccIO *before = NULL;
     if (!acc_asm_ident(A, name, sizeof name))
         return acc_asm_expected(A, "the tensor's name");
-    for (int i = 0; i < A->nio; i++)
+    const char *nat = A->p - strlen(name);
+    for (int i = 0; i < A->nio && !before; i++)
         if (!strcmp(A->io[i].name, name))
-            return acc_asm_err(A, A->p - strlen(name), (int)strlen(name),
-                               DIAG_ACC_DIRECTIVE,
-                               "'%s' is declared twice", name);
+            before = &A->io[i];
+    /* An input again: another copy the host lays out, in an image of
+     * its own (a second route's order, target_seg.c). */
+    if (before && (out || before->is_output))
+        return acc_asm_err(A, nat, (int)strlen(name), DIAG_ACC_DIRECTIVE,
+                           "'%s' is declared twice", name);
     const char *tat = A->p;
     if (!acc_asm_ident(A, ty, sizeof ty))
         return acc_asm_expected(A, "an element type such as f32");
@@ -147,6 +152,20 @@ static int io_directive(Asm *A, int out)
                            (long long)(a + lw), (long long)A->m->dram_words);
     if (!acc_asm_at_end(A))
         return acc_asm_expected(A, "the end of the line");
+    if (before) {
+        int same = before->dt == io.dt && before->rank == io.rank;
+        for (int d = 0; same && d < io.rank; d++)
+            same = before->shape[d] == io.shape[d];
+        if (!io.nimg)
+            return acc_asm_err(A, nat, (int)strlen(name), DIAG_ACC_DIRECTIVE,
+                               "'%s' is declared twice (a copy of an "
+                               "input needs an image of its own: "
+                               "'image N')", name);
+        if (!same)
+            return acc_asm_err(A, nat, (int)strlen(name), DIAG_ACC_DIRECTIVE,
+                               "'%s' is declared before with another type "
+                               "(a copy of an input has its type)", name);
+    }
     io.addr = a;
     io.name = arena_strdup(&A->s->arena, name);
     GROW(A->io, A->nio, A->capio);

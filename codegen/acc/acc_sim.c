@@ -198,16 +198,21 @@ int acc_sim_set_input(AccSim *sim, const char *name, const TlTensor *t,
         return -1;
     }
     TlTensor *c = tl_tensor_contiguous((TlTensor *)t);
-    if (io->nimg) {
-        /* The host lays it out in the order the program reads. */
-        char *img = tl_xcalloc((size_t)io->nimg, dt_size(io->dt));
-        acc_img_lay(io, c->data, img);
-        dram_copy(sim, io->addr, img, io->nimg * (int64_t)dt_size(io->dt),
-                  1);
-        free(img);
-    } else {
-        dram_copy(sim, io->addr, c->data,
-                  tl_tensor_numel(c) * (int64_t)dt_size(c->dtype), 1);
+    /* Every copy the program declares (an image each after the first). */
+    for (; io < sim->p->io + sim->p->nio; io++) {
+        if (io->is_output || strcmp(io->name, name))
+            continue;
+        if (io->nimg) {
+            /* The host lays it out in the order the program reads. */
+            char *img = tl_xcalloc((size_t)io->nimg, dt_size(io->dt));
+            acc_img_lay(io, c->data, img);
+            dram_copy(sim, io->addr, img,
+                      io->nimg * (int64_t)dt_size(io->dt), 1);
+            free(img);
+        } else {
+            dram_copy(sim, io->addr, c->data,
+                      tl_tensor_numel(c) * (int64_t)dt_size(c->dtype), 1);
+        }
     }
     tl_tensor_unref(c);
     return 0;

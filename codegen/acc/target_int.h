@@ -55,6 +55,8 @@ typedef struct AccSegProg {
     int nconv;              /* conversions in it */
     int nhost;              /* inputs declared in their first
                              * consumer's image (laid out by the host) */
+    int ncopies;            /* other copies of inputs in later
+                             * consumers' images (laid out by the host) */
     int out_host;           /* the output declared in its producer's
                              * image (read back by the host) */
     int64_t gathers;        /* their DMA gathers */

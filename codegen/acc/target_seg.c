@@ -16,8 +16,11 @@
  * declared so (`.input X ... image N` and its `.image` runs,
  * acc_image.c), for the host to lay out when it loads the input; else
  * row-major.  An input the segment reads as it is (`direct`) from a
- * tensor stored row-major is read where that tensor is; any other (an
- * image of a tensor stored elsewhere or in another order, an output
+ * tensor stored row-major is read where that tensor is; a kernel input
+ * a later consumer reads in another order gets a copy of its own in
+ * that order, declared again (`.input X ... image N`, host_copy: the
+ * host lays out every copy when it loads X); any other (an image of
+ * an intermediate stored elsewhere or in another order, an output
  * stored in its route's order: AccCgProgram.omap) is built before the
  * segment by a gather from the tensor's storage, element by element,
  * with the image's padding.  The last output, when stored in its
@@ -35,7 +38,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_T = 2 * ACC_SEG_MAX + 64, MAX_R = 64, MAX_C = 8 };
+enum { MAX_T = 2 * ACC_SEG_MAX + 64, MAX_R = 64, MAX_C = 8, MAX_COPY = 8 };
+
+/* Another copy of a kernel input the host lays out: a later consumer's
+ * image, declared `.input X ... image N` again. */
+typedef struct Copy {
+    int64_t at, n;
+    AccImgRun *img;         /* malloc'd */
+    int nimg;
+} Copy;
 
 /* Where a tensor lives in the one program. */
 typedef struct Store {
@@ -55,6 +66,8 @@ typedef struct Store {
     int nimg;
     int unpacked;           /* whether up holds its unpacked copy */
     AccSegUnpack up;
+    Copy copy[MAX_COPY];    /* a kernel input's other host-laid copies */
+    int ncopy;
 } Store;
 
 typedef struct Build {
@@ -70,6 +83,7 @@ typedef struct Build {
     int nconv;
     int64_t gathers;
     int nhost;              /* kernel inputs laid out by the host */
+    int ncopies;            /* their other copies (host_copy) */
     TlBuf *mid;             /* the program without the kernel inputs'
                              * conversions */
 } Build;
@@ -235,6 +249,35 @@ static int place_input(Build *b, const AccCgProgram *p, const AccCgIn *ci,
     free(elem);
     free(val);
     return have == n;
+}
+
+/* A copy of kernel input x in the image consumer ci of program p reads
+ * (nd elements, lw long words at least), which the host lays out when
+ * it loads x, as it does x's first consumer's: nothing converts it on
+ * the device.  Its DRAM long word, or -1 when x has copies enough. */
+static int64_t host_copy(Build *b, const AccCgProgram *p, const AccCgIn *ci,
+                         Store *x, int64_t nd, int64_t lw)
+{
+    int64_t *elem, v[TL_MAX_RANK];
+    double *val;
+    Copy *c;
+
+    if (x->ncopy == MAX_COPY)
+        return -1;
+    c = &x->copy[x->ncopy++];
+    elem = tl_xcalloc((size_t)nd + 1, sizeof *elem);
+    val = tl_xcalloc((size_t)nd + 1, sizeof *val);
+    memset(v, 0, sizeof v);
+    for (int64_t e = 0; e < nd; e++)
+        elem[e] = ci->direct && !ci->map ? e
+                                         : source_of(p, ci, e, v, &val[e]);
+    c->nimg = acc_img_runs(elem, val, nd, &c->img);
+    c->n = nd;
+    c->at = alloc(b, lw + acc_seg_conv_slack(b->m));
+    b->ncopies++;
+    free(elem);
+    free(val);
+    return c->at;
 }
 
 /* A segment program's text split in lines, its directives and regions. */
@@ -477,6 +520,16 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
             r[j].to = x->at;
             continue;
         }
+        if (x && x->kin) {
+            int64_t nd = ci->map ? ci->nmap
+                         : ci->direct ? numel(x->rank, x->shape)
+                                      : p->nelems;
+            int64_t lw = lw_of(x->dt, nd);
+            if (r[j].hi - r[j].lo > lw)
+                lw = r[j].hi - r[j].lo;
+            if ((r[j].to = host_copy(b, p, ci, x, nd, lw)) >= 0)
+                continue;
+        }
         if ((x && x->dt != DT_F32) ||
             (ci->input >= 0 && sin[ci->input]->dtype != DT_F32)) {
             buf_printf(b->why, "an image of a %s tensor ('%s')",
@@ -587,6 +640,13 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             buf_printf(&head, " image %lld", (long long)t->n);
         buf_puts(&head, "\n");
         acc_img_print(&head, t->name, t->img, t->nimg);
+        for (int c = 0; c < t->ncopy; c++) {
+            buf_printf(&head, ".input %s ", t->name);
+            put_type(&head, t->dt, t->rank, t->shape);
+            buf_printf(&head, " d[%lld] image %lld\n",
+                       (long long)t->copy[c].at, (long long)t->copy[c].n);
+            acc_img_print(&head, t->name, t->copy[c].img, t->copy[c].nimg);
+        }
     }
     {
         Store *x = store_of(b, sp->seg[sp->n - 1].out);
@@ -660,11 +720,14 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     out->nconv = b->nconv;
     out->gathers = b->gathers;
     out->nhost = b->nhost;
+    out->ncopies = b->ncopies;
     rc = 0;
 done:
     for (int i = 0; i < b->nt; i++) {
         free(b->t[i].own);
         free(b->t[i].img);
+        for (int c = 0; c < b->t[i].ncopy; c++)
+            free(b->t[i].copy[c].img);
     }
     for (int i = 0; i < built && i < sp->n; i++)
         acc_tg_free_program(&p[i]);
@@ -821,9 +884,10 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         acc_sim_print_stats(stats, sim);
         buf_puts(stats, c->lines);
         buf_printf(stats, "host       %d of %d inputs laid out in their "
-                   "first route's image by the host at load, the output "
-                   "read back %s (not counted)\n", c->prog.nhost,
-                   k->ninputs, c->prog.out_host
+                   "first route's image by the host at load, %d copies in "
+                   "other routes' images, the output read back %s (not "
+                   "counted)\n", c->prog.nhost, k->ninputs,
+                   c->prog.ncopies, c->prog.out_host
                                    ? "from its route's image by the host"
                                    : "row-major");
         buf_printf(stats, "conversion %d in the program: %lld cycles, %lld "

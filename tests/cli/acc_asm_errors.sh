@@ -114,7 +114,9 @@ tiny|.rep -1\nnop\n.endrep|1:8: error: .rep count -1 is out of 0..100000000
 tiny|.frob|1:1: error: unknown directive '.frob' (.machine, .input, .output, .image, .assert, .rep, .endrep, .macro, .endm)
 tiny|nop\n.machine tiny|2:1: error: '.machine' must come before the first bundle
 tiny|.machine test\nnop|1:10: error: the program is written for machine 'test' but runs on 'tiny'
-tiny|.input A f32[4] d[0]\n.input A f32[4] d[8]|2:8: error: 'A' is declared twice
+tiny|.input A f32[4] d[0]\n.input A f32[4] d[8]|2:8: error: 'A' is declared twice (a copy of an input needs an image of its own: 'image N')
+tiny|.input A f32[4] d[0]\n.input A f32[2] d[8] image 2|2:8: error: 'A' is declared before with another type (a copy of an input has its type)
+tiny|.output A f32[4] d[0]\n.input A f32[4] d[8] image 4|2:8: error: 'A' is declared twice
 tiny|.input A q32[4] d[0]|1:9: error: unknown element type 'q32'
 tiny|.input A f32 d[0]|1:14: error: expected '[' and the shape, found 'd'
 tiny|.input A f32[4] e[0]|1:17: error: expected where it lives in DRAM, d[ADDR], found 'e'

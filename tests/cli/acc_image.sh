@@ -45,6 +45,31 @@ asm_round_trip img
 grep -q '^\.image A from 0 step 3 count 2 reps 3 rstep 1$' img.dis.s &&
     grep -q '^\.image A pad 7.5 count 2$' img.dis.s ||
     fail "disasm: $(cat img.dis.s)"
+# An input declared again with an image of its own: another copy the
+# host lays out (a second route's order, target_seg.c); B shows it, the
+# row-major copy stays as it was, and the round trip keeps both.
+cat >two.s <<'S'
+.machine tiny
+.input A f32[2,3] d[0]
+.input A f32[2,3] d[8] image 8
+.image A from 0 step 3 count 2 reps 3 rstep 1
+.image A pad 7.5 count 2
+.output B f32[24] d[16]
+dma.ld.t0@0 d[0:12] -> lb[0]
+wait t0
+dma.st.t1@0 lb[0:12] -> d[16]
+wait t1
+S
+cycles two.s --in A=a.npy --out B=two.npy >/dev/null || fail "two copies"
+/usr/bin/python3 -c "
+import numpy as np, sys
+b = np.load('two.npy').tolist()
+sys.exit(0 if b[:6] == [1, 2, 3, 4, 5, 6] and
+         b[16:] == [1, 4, 2, 5, 3, 6, 7.5, 7.5] else 1)" ||
+    fail "two copies: $(/usr/bin/python3 -c "import numpy as np; print(np.load('two.npy'))")"
+asm_round_trip two
+[ "$(grep -c '^\.input A f32\[2,3\] d\[' two.dis.s)" = 2 ] ||
+    fail "two copies, disasm: $(cat two.dis.s)"
 # An older binary is refused in words.
 printf 'TAM\0\2\0\0\0' >old.tam
 "$TDSL" sim old.tam 2>err
