@@ -36,7 +36,10 @@
 # it, not counted; the rest: the intermediates), 'dma' the DMA
 # gathers of the conversions, 'plan_est' the planner's estimate of the
 # whole kernel in its own layouts (the first table's 'estimated' total,
-# compute + conversions + DRAM in/out), for the simulated count.
+# compute + conversions + DRAM in/out), 'prog_est' its estimate of the
+# program that runs (`time`'s planner line: the segments' route models
+# and the conversions between them, codegen/acc/target_seg_est.c and
+# cg_seg_cost.c) and 'sim/est' the simulated cycles over it.
 #
 # usage: bench/plan_layouts.sh [MACHINE]   (default test)
 set -e
@@ -86,8 +89,9 @@ printf '%-10s %5s %10s %11s %10s %11s\n' pipeline n prog_lw prog_cycles \
              printf "%-10s %5s %10s %11s %10s %11s\n", k, $2, $1, $3, $5, $6
          }'
 echo
-printf '%-9s %4s %9s %7s %11s %9s %9s %8s %7s %9s\n' block segs cycles util \
-    conv_cycles conv_lw in_cycles in_lw dma plan_est
+printf '%-9s %4s %9s %7s %11s %9s %9s %8s %7s %9s %9s %7s\n' block segs \
+    cycles util conv_cycles conv_lw in_cycles in_lw dma plan_est prog_est \
+    sim/est
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plan_layouts.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/blocks.tdsl" <<TDSL
@@ -126,6 +130,9 @@ done
          /^    conversion / {
              gsub(/[();,]/, " ")
              getline e < (dir "/est." k)
-             printf "%-9s %4s %9s %7s %11s %9s %9s %8s %7s %9s\n", k, n, c, u,
-                 $6, $8, $22, $24, $11, e
+             cv = sprintf("%11s %9s %9s %8s %7s %9s", $6, $8, $22, $24, $11, e)
+         }
+         /^    planner .* estimated for the program / {
+             r = $2 > 0 ? c / $2 : 0
+             printf "%-9s %4s %9s %7s %s %9s %7.2f\n", k, n, c, u, cv, $2, r
          }'

@@ -476,4 +476,9 @@ int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
                             const int64_t *from, int64_t nd,
                             const int64_t *cat, int64_t dst);
 
+/* The model of emitted text (a conversion's: cg_seg_cost.c) in
+ * cycles: its bundles, its DMA ops' issue, channels and latency, its
+ * waits; for the planner's estimate of a program of segments. */
+double acc_seg_text_model(const AccMachine *m, const char *text);
+
 #endif

@@ -20,8 +20,9 @@
  * with the fewest cycles in all, each run's program timed as the
  * simulator counts it (dynamic programming over where runs end).
  * TODO(issue 6): the cost of the conversions between runs is not in
- * that sum (cg_seg_conv.c emits them once the runs are chosen); the
- * layout planner's conversion estimates would be.
+ * that sum: cg_seg_conv.c emits them once the runs are chosen, and the
+ * program's estimate (target_seg_est.c) counts them then, at the model
+ * of cg_seg_cost.c; the choice of runs would need it before.
  *
  * The program is the segments' programs in order, with the
  * conversions between their DRAM images as instructions (target_seg.c,

@@ -375,6 +375,12 @@ void acc_plan_set_route_model(AccPlan *p, double cycles)
     p->route_model = cycles;
 }
 
+void acc_plan_set_segments(AccPlan *p, const AccPlanSeg *sg)
+{
+    p->has_seg = 1;
+    p->seg = *sg;
+}
+
 /* ====================================================================
  * Explanation
  * ==================================================================== */
@@ -528,6 +534,23 @@ void acc_plan_explain(TlBuf *out, const AccPlan *cp)
                        a.model_io);
         buf_printf(out, " for %s, %.2fx of the program\n", a.model_of,
                    a.model / (double)(a.program > 0 ? a.program : 1));
+    } else if (p->has_seg) {
+        const AccPlanSeg *g = &p->seg;
+        double est = g->est_seg + g->est_conv;
+        buf_printf(out, "program: %d segments in one program (no one route "
+                   "compiles this kernel for these sizes), timed as the "
+                   "simulator times them: %lld cycles (the segments "
+                   "alone %lld, its %d conversions %lld; %d of %d inputs "
+                   "laid out by the host)\n", g->n, (long long)g->cycles,
+                   (long long)g->bare_cycles, g->nconv,
+                   (long long)(g->cycles - g->bare_cycles), g->nhost,
+                   p->k->ninputs);
+        buf_printf(out, "model: %.0f cycles (the segments' route models "
+                   "%.0f%s, conversions %.0f, of which the inputs' into "
+                   "later routes' images %.0f), %.2fx of the program\n",
+                   est, g->est_seg, g->nomodel ? " with the text model of "
+                   "those without one" : "", g->est_conv, g->est_in,
+                   est / (double)(g->cycles > 0 ? g->cycles : 1));
     } else {
         buf_puts(out, "program: none (no route of code generation "
                  "compiles this kernel for these sizes)\n");

@@ -106,6 +106,18 @@ void acc_plan_set_route_model(AccPlan *p, double cycles);
 /* What the attached program's conversions are (AccCgProgram
  * .conv_what), for --explain; NULL: not said. */
 void acc_plan_set_conv_what(AccPlan *p, const char *what);
+/* A kernel no one route compiles, run as segments in one program
+ * (target_seg.c): its timing (cycles; bare_cycles without its
+ * conversions) beside the planner's estimate of that program, the
+ * segments' route models and the conversions' model (est_in of that:
+ * the kernel inputs' into later routes' images; the first consumer's
+ * image the host lays out, not counted). */
+typedef struct AccPlanSeg {
+    int n, nconv, nhost, nomodel;
+    int64_t cycles, bare_cycles;
+    double est_seg, est_conv, est_in;
+} AccPlanSeg;
+void acc_plan_set_segments(AccPlan *p, const AccPlanSeg *sg);
 
 /* Compiles kernel k for inputs of the sizes (sizes[i] the value of
  * k->sizes[i], NULL when every shape is constant) as a call would, and

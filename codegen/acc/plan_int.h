@@ -118,6 +118,8 @@ struct AccPlan {
     const AccPlan *followed;    /* the plan the program follows (NULL:
                                  * this one) */
     double route_model;         /* the route's own model, or 0 */
+    int has_seg;                /* acc_plan_set_segments */
+    AccPlanSeg seg;
 };
 
 /* ---- plan.c -------------------------------------------------------- */

@@ -869,6 +869,9 @@ static int time_kernel(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         if (rc == 0 && est)
             *est = p.est_cycles;
     }
+    else if (!bad && plan && k->nfuncs >= 2 && !k->nschedules)
+        /* No one route: the program of segments a call would run. */
+        acc_seg_attach(s, k, m, z.v, in, plan);
     if (!bad)
         free_program(&p);
     s->diag_out = saved;

@@ -60,6 +60,13 @@ typedef struct AccSegProg {
     int out_host;           /* the output declared in its producer's
                              * image (read back by the host) */
     int64_t gathers;        /* their DMA gathers */
+    /* The planner's estimate of the program (cycles): the segments'
+     * route models (est_cycles; the text model of cg_seg_cost.c for a
+     * route without one, nomodel of them), the conversions' model, and
+     * of that the kernel inputs' conversions into later routes'
+     * images. */
+    double est_seg, est_conv, est_in;
+    int nomodel;
     const char *route[ACC_SEG_MAX];
 } AccSegProg;
 int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
@@ -93,6 +100,17 @@ AccSegCached *acc_seg_cache_put(TlKernelInfo *k, const AccMachine *m,
  * output in *out, `time`'s lines in stats (the simulator's, a line a
  * segment, what the conversions take: the program against the same
  * without them, timed).  0, or -1 after reporting. */
+/* The planner's estimate of program pg (target_seg_est.c) beside its
+ * simulated cycles (bare: without its conversions): `time`'s
+ * `planner` line into out. */
+void acc_seg_plan_line(TlBuf *out, const AccSegProg *pg, int64_t cycles,
+                       int64_t bare);
+/* k (sizes: its size variables'; in: inputs of their shapes) split
+ * into segments as a call splits it, its program timed and estimated,
+ * attached to plan (acc_plan_set_segments).  -1, quietly, when it does
+ * not split. */
+int acc_seg_attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                   const int64_t *sizes, TlTensor *const *in, AccPlan *plan);
 int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                 const AccSegCached *c, TlTensor *const *packed,
                 TlTensor **out, TlBuf *stats, TlLoc loc);

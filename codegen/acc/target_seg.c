@@ -86,6 +86,8 @@ typedef struct Build {
     int ncopies;            /* their other copies (host_copy) */
     TlBuf *mid;             /* the program without the kernel inputs'
                              * conversions */
+    double est_seg, est_conv, est_in;   /* AccSegProg's */
+    int nomodel;
 } Build;
 
 static int64_t lw_of(TlDType dt, int64_t n)
@@ -193,6 +195,12 @@ static int convert(Build *b, const AccCgProgram *p, const AccCgIn *ci,
     b->gathers += acc_seg_emit_gather(&cv, b->m, from, nd, b->cat, dst);
     b->nconv++;
     buf_puts(o, cv.s);
+    {
+        double c = acc_seg_text_model(b->m, cv.s);
+        b->est_conv += c;
+        if (x && x->kin)
+            b->est_in += c;
+    }
     if (!x || !x->kin)
         buf_puts(b->mid, cv.s);
     rc = 0;
@@ -480,6 +488,14 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
                            "again", i + 1, sp->seg[i].out);
         goto done;
     }
+    if (p->est_cycles > 0) {
+        b->est_seg += p->est_cycles;
+    } else {
+        /* A route with no model of its own (the pipeline route): its
+         * text, as a conversion's. */
+        b->est_seg += acc_seg_text_model(b->m, p->text.s);
+        b->nomodel++;
+    }
     if (scan(p->text.s, r, &nr, &top, b->why))
         goto done;
     for (int j = 0; j < nr; j++) {
@@ -678,6 +694,7 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
             b->gathers += acc_seg_emit_gather(&cv, m, from, n, b->cat,
                                               last_at);
             b->nconv++;
+            b->est_conv += acc_seg_text_model(m, cv.s);
             b->o = &body;
             buf_puts(&body, cv.s);
             buf_puts(b->mid, cv.s);
@@ -721,6 +738,10 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     out->gathers = b->gathers;
     out->nhost = b->nhost;
     out->ncopies = b->ncopies;
+    out->est_seg = b->est_seg;
+    out->est_conv = b->est_conv;
+    out->est_in = b->est_in;
+    out->nomodel = b->nomodel;
     rc = 0;
 done:
     for (int i = 0; i < b->nt; i++) {
@@ -900,6 +921,7 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                    (long long)(st->cycles - mid.cycles),
                    (long long)(dram - mid.dram_words[0] -
                                mid.dram_words[1]));
+        acc_seg_plan_line(stats, &c->prog, st->cycles, bare.cycles);
         rc = 0;
     } else {
         diag_note(s, loc, "while the simulator ran '%s'", k->name);
