@@ -154,16 +154,24 @@ static int read_as_run(const AccPlan *p, const PlTensor *t)
     return 0;
 }
 
-/* The PEs whose words of L differ: those its levels split its axes
- * over (copies come once from DRAM and the tree broadcasts them; idle
- * levels hold nothing beyond their first node). */
+/* The PEs a load or store of L moves words of: every node under the
+ * outermost level it splits its axes over, which a route loads W long
+ * words a PE (acc_cg_emit_load) whether a PE holds words of its own,
+ * copies or nothing (mn2's 64 x 64 softmax in ((8_L2B, 8_L1B),
+ * (16_MAB, 2, 2_W)) moves 16384 lw each way, not 4096); copies over
+ * the levels above it come once from DRAM and the tree broadcasts
+ * them (gamma[d] of a layernorm: one L1B's share). */
 static int64_t layout_pes(const AccLayout *L)
 {
     int64_t n = 1;
+    int high = -1;
 
     for (int i = 0; i < L->nf; i++)
-        if (L->f[i].kind == ACC_F_LEVEL)
-            n *= L->f[i].n;
+        if (L->f[i].kind == ACC_F_LEVEL &&
+            (high < 0 || L->f[i].level < high))
+            high = L->f[i].level;
+    for (int i = high; high >= 0 && i < L->m->nlevels; i++)
+        n *= L->m->level[i].fanout;
     return n;
 }
 

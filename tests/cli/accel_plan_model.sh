@@ -5,7 +5,8 @@
 # plan the program follows ("model: N cycles ... Rx of the program"),
 # which must stay within 20% on these kernels (bench/README.md, "The
 # planner's own model against the program"): softmax and layernorm on
-# test and mn2 (rows over the MABs), a conv on test (the matmul
+# test and mn2 (512 and 64: rows over the MABs, or over the L2Bs and
+# L1Bs with every PE of a MAB loaded), a conv on test (the matmul
 # route's model of its shape), a pipeline whose schedule lays tensors
 # out (the route's own plan: its conversions in the model and in the
 # program), and a matmul the planner cannot place.
@@ -59,6 +60,10 @@ check test softmax N=64 D=64
 check test layernorm N=64 D=64
 check mn2 softmax N=512 D=512
 check mn2 layernorm N=512 D=512
+# Rows over the L2Bs and L1Bs, the PEs of a MAB loaded all the same
+# (plan_move.c, layout_pes).
+check mn2 softmax N=64 D=64
+check mn2 layernorm N=64 D=64
 check test conv N=1 C=16 H=20 W=20 F=16 R=3 S=3
 # The elementwise and reduction routes' own models (their DMAs ahead
 # of the groups and chunks they compute).

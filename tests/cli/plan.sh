@@ -48,8 +48,8 @@ stage s: distribute L1B:j PE:i
     compute 32 cycles (vector unit, reduce partial results 64); 7 distributions considered
     reads e: in place
     writes s: in place
-estimated: compute 192, conversions 0 (0, 0 lw), DRAM in/out 188 (272 lw): 381 cycles
-naive fixed layout: compute 64, conversions 441 (3, 1484 lw), DRAM in/out 172 (272 lw): 678 cycles
+estimated: compute 192, conversions 0 (0, 0 lw), DRAM in/out 196 (528 lw): 389 cycles
+naive fixed layout: compute 64, conversions 441 (3, 1484 lw), DRAM in/out 174 (320 lw): 679 cycles
 program: the pipeline route's instructions, timed as the simulator times them: 6268 cycles (1567 steps, 131 waiting for DMA; DRAM 1536 lw read, 1600 written, 306 DMA ops; its conversions 5908)
 model: 6170 cycles (compute 64, conversions 5908, DRAM in/out 198) for the route's own plan (its layouts and distributions), 0.98x of the program
 search: 1 round of improvement
