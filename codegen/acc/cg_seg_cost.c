@@ -68,13 +68,14 @@ static void dma_op(Model *x, const char *dma, const char *end, int64_t s)
     double start = (double)(s * m->step_cycles), fin = start;
 
     memset(vol, 0, sizeof vol);
-    if (at && at < end)             /* one top node's (ld/st@i) */
+    if (at && at < end && at[1] != '{') /* one top node's (ld/st@i) */
         vol[chan_of(x, atoll(at + 1))] = n;
     else
         for (int64_t nd = 0; nd < x->nt; nd++) {
             int ch = chan_of(x, nd);
             if (!strncmp(dma, "dma.bcast", 9))
-                vol[ch] = n;        /* once for the channel's nodes */
+                vol[ch] = n;        /* once for the channel's nodes (a
+                                     * node set: as if all of them) */
             else if (!strncmp(dma, "dma.dist", 8))
                 vol[ch] += n / x->nt;
             else                    /* gathers, reductions: n a node */
