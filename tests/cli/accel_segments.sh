@@ -48,6 +48,14 @@ total=$(grep '^    cycles ' out | awk '{ print $2 }')
 conv=$(sed -n 's/^    conversion [0-9]* in the program: \([0-9]*\) cycles.*/\1/p' out)
 [ "$conv" -lt "$total" ] || fail "conversions $conv of $total cycles"
 grep -q '^    flops      37896192 useful' out || fail "flops: $(cat out)"
+# The planner's estimate of the whole program (target_seg_est.c)
+# within 20% of the simulated count (tests/cli/accel_seg_model.sh
+# checks both blocks by --explain).
+est=$(sed -n 's/^    planner    \([0-9]*\) cycles estimated for the program (the segments. route models [0-9]*, conversions [0-9]*, of which .*); simulated\/estimated [0-9.]*, conversions simulated\/estimated [0-9.]*$/\1/p' out)
+[ -n "$est" ] || fail "no planner line: $(cat out)"
+awk -v a="$est" -v b="$total" 'BEGIN { r = a / b
+        exit !(r >= 0.8 && r <= 1.2) }' ||
+    fail "planner: estimated $est, simulated $total (beyond 20%)"
 # A second call of the same shapes takes the kept program (the same
 # figures, no new plan).
 cat >>k.tdsl <<'TDSL'
