@@ -214,6 +214,19 @@ TL_INTERNAL void cg_sched_fill(TlSession *s, TlFunc *f, const int *sorder,
  * all of its lanes are set, and that condition as a C expression. */
 TL_INTERNAL int cgc_all_lanes_ok(const LExpr *m);
 TL_INTERNAL void cgc_all_lanes(TlBuf *b, const LExpr *m);
+/* The same for a mask of 16 lanes as a bitmask (an unsigned int below
+ * 1 << 16) computed from scalars: whether m has one (its comparisons
+ * are of ramps of stride 1, no loads), and that bitmask as C; its
+ * helper tl_kcmp16 is cgc_kmask_helper, in the prelude. */
+TL_INTERNAL int cgc_kmask_ok(const LExpr *m);
+TL_INTERNAL void cgc_kmask(TlBuf *b, const LExpr *m);
+TL_INTERNAL extern const char cgc_kmask_helper[];
+
+/* emit_gather.c: the prelude's tl_gld16, and strided load e (a ramp
+ * of i64 indices with a scalar stride) of 16 lanes of 4 bytes written
+ * as its call (returns 1), else 0. */
+TL_INTERNAL extern const char cgc_gather_helper[];
+TL_INTERNAL int cgc_gather(TlBuf *b, const LExpr *e);
 
 /* emit_reg.c: register allocations as one C variable per slot.
  * reset starts a function; alloc declares the variables of allocation

@@ -12,6 +12,16 @@
  * an integer ramp(base, s) with a broadcast n holds on every lane when
  * base + s * (W - 1) does not wrap (the lanes are then monotonic) and
  * both end lanes compare true.  Anything else has no condition.
+ *
+ * The same masks, where every comparison is of a ramp of stride 1,
+ * also have a bitmask of 16 lanes computed from scalars (cgc_kmask):
+ * the lanes below n of ramp(b, 1) are the first n - b.  The masked
+ * load of a zero_pad border then takes that bitmask (tl_mldkf16, one
+ * instruction), where the vector mask of 64-bit lane indices, compared
+ * and narrowed lane by lane (tl_i64x16_ramp, __builtin_convertvector),
+ * was half of gcc's time on matmul's packing of B and conv2d's padding
+ * of X (0.04 s of cc CPU time each; bench/README.md 2026-11-29 12:20),
+ * for code that runs only at a border.
  */
 #include "codegen/c/cgc.h"
 #include "codegen/codegen_int.h"
@@ -133,3 +143,151 @@ void cgc_all_lanes(TlBuf *b, const LExpr *m)
                (long long)(r->b->ival * (r->type.lanes - 1)), op, op);
     buf_free(&ty);
 }
+
+/* A comparison of a ramp of stride 1 with a broadcast, or NULL. */
+static const LExpr *cmp_ramp1(const LExpr *m, const LExpr **other)
+{
+    const LExpr *r;
+
+    if (m->kind != LE_BINARY || !is_cmp(m->op))
+        return NULL;
+    r = cmp_ramp(m, other);
+    return r && r->b->ival == 1 && r->type.lanes == 16 ? r : NULL;
+}
+
+static int has_load_expr(LVisitor *v, const LExpr *e)
+{
+    if (e->kind == LE_LOAD)
+        *(int *)v->ctx = 1;
+    return 1;
+}
+
+int cgc_kmask_ok(const LExpr *m)
+{
+    const LExpr *o;
+    int load = 0;
+    LVisitor v = {&load, has_load_expr, NULL};
+
+    if (m->type.lanes != 16)
+        return 0;
+    switch (m->kind) {
+    case LE_BROADCAST:
+        lir_visit_expr(&v, m->a);
+        return !load;
+    case LE_BINARY:
+        if (m->op == LO_AND || m->op == LO_OR)
+            return cgc_kmask_ok(m->a) && cgc_kmask_ok(m->b);
+        if (!cmp_ramp1(m, &o))
+            return 0;
+        lir_visit_expr(&v, m);
+        return !load;
+    default:
+        return 0;
+    }
+}
+
+/* The op code of tl_kcmp16: 0 <, 1 <=, 2 >, 3 >=, for ramp op n. */
+static int kop(LOp op)
+{
+    switch (op) {
+    case LO_LT:
+        return 0;
+    case LO_LE:
+        return 1;
+    case LO_GT:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+/* n op ramp as ramp op' n. */
+static LOp kflip(LOp op)
+{
+    switch (op) {
+    case LO_LT:
+        return LO_GT;
+    case LO_LE:
+        return LO_GE;
+    case LO_GT:
+        return LO_LT;
+    default:
+        return LO_LE;
+    }
+}
+
+void cgc_kmask(TlBuf *b, const LExpr *m)
+{
+    const LExpr *r, *o;
+
+    switch (m->kind) {
+    case LE_BROADCAST:
+        buf_puts(b, "((");
+        cgc_expr(b, m->a);
+        buf_puts(b, ") ? 0xffffu : 0u)");
+        return;
+    case LE_BINARY:
+        if (m->op == LO_AND || m->op == LO_OR) {
+            buf_puts(b, "(");
+            cgc_kmask(b, m->a);
+            buf_puts(b, m->op == LO_AND ? " & " : " | ");
+            cgc_kmask(b, m->b);
+            buf_puts(b, ")");
+            return;
+        }
+        break;
+    default:
+        tl_unreachable();
+    }
+    r = cmp_ramp1(m, &o);
+    TL_ASSERT(r);
+    buf_puts(b, "(unsigned)tl_kcmp16((int64_t)(");
+    cgc_expr(b, r->a);
+    buf_puts(b, "), (int64_t)(");
+    cgc_expr(b, o->a);
+    buf_printf(b, "), INT64_C(%lld), %d)",
+               (long long)signed_max(r->type.dt),
+               kop(r == m->a ? m->op : kflip(m->op)));
+}
+
+/* The prelude's tl_kcmp16.  Without wrapping the lanes are monotonic,
+ * so those below n (or up to n) are a run from lane 0 and the others
+ * the rest; a ramp that wraps within its 16 lanes (b within 15 of its
+ * type's largest value) is taken lane by lane, out of line. */
+const char cgc_kmask_helper[] =
+    "/* The lanes l of ramp(b, 1), of a type whose largest value is top,\n"
+    " * for which b + l op n (op: 0 <, 1 <=, 2 >, 3 >=), as a bitmask\n"
+    " * (codegen/c/emit_mask.c). */\n"
+    "#if defined(__GNUC__)\n"
+    "__attribute__((unused, noinline, cold))\n"
+    "#endif\n"
+    "static unsigned short tl_kcmp16w(int64_t b, int64_t n, int64_t top,\n"
+    "                                 int op)\n"
+    "{\n"
+    "    unsigned short k = 0;\n"
+    "    for (int l = 0; l < 16; l++) {\n"
+    "        int64_t v = top == INT64_MAX\n"
+    "                    ? (int64_t)((uint64_t)b + (uint64_t)l)\n"
+    "                    : b + l > top ? b + l - 2 * (top + 1) : b + l;\n"
+    "        int t = op == 0 ? v < n : op == 1 ? v <= n : op == 2 ? v > n\n"
+    "                                                           : v >= n;\n"
+    "        k |= (unsigned short)((unsigned)t << l);\n"
+    "    }\n"
+    "    return k;\n"
+    "}\n"
+    "TL_HELPER unsigned short tl_kcmp16(int64_t b, int64_t n, int64_t top,\n"
+    "                                   int op)\n"
+    "{\n"
+    "    unsigned lt = 0, le = 0, c;\n"
+    "    unsigned short k;\n"
+    "    if (b > top - 15) return tl_kcmp16w(b, n, top, op);\n"
+    "    if (n >= b) {\n"
+    "        uint64_t d = (uint64_t)n - (uint64_t)b;\n"
+    "        lt = d >= 16 ? 16 : (unsigned)d;\n"
+    "        le = d >= 15 ? 16 : (unsigned)d + 1;\n"
+    "    }\n"
+    "    c = op == 0 || op == 3 ? lt : le;\n"
+    "    k = c >= 16 ? (unsigned short)0xffff\n"
+    "                : (unsigned short)((1u << c) - 1u);\n"
+    "    return op < 2 ? k : (unsigned short)~k;\n"
+    "}\n";

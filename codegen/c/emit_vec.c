@@ -270,6 +270,15 @@ static const char mld16[] =
     "                                                (tl_v16sf){0}, k);\n"
     "    __builtin_memcpy(r, &v, 64);\n"
     "}\n"
+    "TL_HELPER void tl_mldkf16(void *r, const void *p, unsigned short k,\n"
+    "                          const void *f)\n"
+    "{\n"
+    "    typedef float tl_v16sf __attribute__((vector_size(64)));\n"
+    "    tl_v16sf v;\n"
+    "    __builtin_memcpy(&v, f, 64);\n"
+    "    v = __builtin_ia32_loadups512_mask((const float *)p, v, k);\n"
+    "    __builtin_memcpy(r, &v, 64);\n"
+    "}\n"
     "#else\n"
     "#define TL_MST16 0\n"
     "TL_HELPER void tl_mst16(void *p, const void *v, unsigned short k)\n"
@@ -283,6 +292,13 @@ static const char mld16[] =
     "    (void)p;\n"
     "    (void)k;\n"
     "    __builtin_memset(r, 0, 64);\n"
+    "}\n"
+    "TL_HELPER void tl_mldkf16(void *r, const void *p, unsigned short k,\n"
+    "                          const void *f)\n"
+    "{\n"
+    "    (void)p;\n"
+    "    (void)k;\n"
+    "    __builtin_memcpy(r, f, 64);\n"
     "}\n"
     "#define TL_MLD16 0\n"
     "TL_HELPER void tl_mld16(void *r, const void *p, tl_mx16 m)\n"
@@ -342,6 +358,8 @@ void cgc_vec_prelude(TlBuf *b, const LFunc *f)
         if (s.ws[i] == 16) {
             has16 = 1;
             buf_puts(b, mld16);
+            buf_puts(b, cgc_kmask_helper);
+            buf_puts(b, cgc_gather_helper);
             buf_puts(b, cgc_bcmul_helper);
         }
     cgc_vmath_prelude(b, s.math, s.ws, s.n);
@@ -684,6 +702,8 @@ static void strided_load(TlBuf *b, const LExpr *e)
     LVar v;
     char nm[16];
 
+    if (cgc_gather(b, e))
+        return;
     buf_puts(b, "({ const int64_t tl_b = ");
     cgc_expr(b, idx->a);
     buf_puts(b, ", tl_s = ");
@@ -771,6 +791,36 @@ static void masked_select(TlBuf *b, const LExpr *e, const char *outer,
     buf_puts(b, ")); })");
 }
 
+/* select(m, a dense load of 16 lanes of 4 bytes, a value that reads
+ * no memory) where m has a bitmask (emit_mask.c's cgc_kmask), outside
+ * any other mask, as one masked load that fills the other lanes: where
+ * the target has AVX-512 (TL_MLD16), else masked_select's code. */
+static int kmask_select(TlBuf *b, const LExpr *e, int d)
+{
+    const LExpr *ld = e->b, *base;
+
+    if (e->type.lanes != 16 || dt_size(e->type.dt) != 4 ||
+        e->type.dt == DT_BOOL || mask_for_lanes(16) || store_mask ||
+        ld->kind != LE_LOAD || ld->nargs != 1 || cgc_reg_var(ld->var) ||
+        !(base = dense(ld->args[0], ld->var->type.dt)) || has_load(e->c) ||
+        !cgc_kmask_ok(e->a))
+        return 0;
+    buf_puts(b, "(TL_MLD16 ? ({ ");
+    vtype(b, e->type);
+    buf_printf(b, " tl_r, tl_z%d = ", d);
+    cgc_expr(b, e->c);
+    buf_puts(b, "; tl_mldkf16(&tl_r, &");
+    cgc_name(b, ld->var->name);
+    buf_putc(b, '[');
+    cgc_expr(b, base);
+    buf_puts(b, "], (unsigned short)");
+    cgc_kmask(b, e->a);
+    buf_printf(b, ", &tl_z%d); tl_r; }) : ", d);
+    masked_select(b, e, NULL, d);
+    buf_putc(b, ')');
+    return 1;
+}
+
 /* A select whose branches read memory: a uniform condition is a C
  * conditional (only the branch taken runs); otherwise the branches run
  * under masks (masked_select), except where a scalar test shows that
@@ -795,7 +845,8 @@ static void lazy_select(TlBuf *b, const LExpr *e)
         buf_puts(b, " ? ");
         under_mask(b, e->b, outer, e->type.lanes);
         buf_puts(b, " : ");
-        masked_select(b, e, outer, d);
+        if (!kmask_select(b, e, d))
+            masked_select(b, e, outer, d);
         buf_puts(b, ")");
     } else {
         masked_select(b, e, outer, d);
