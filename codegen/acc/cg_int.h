@@ -475,6 +475,27 @@ int acc_seg_emit_const(TlBuf *o, const AccMachine *m, double v, int64_t at);
 int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
                             const int64_t *from, int64_t nd,
                             const int64_t *cat, int64_t dst);
+/* The pieces the two ways of gathering share (cg_seg_conv.c): long
+ * words per PE of a full chunk; W double long words per PE from the
+ * BMs of level top down to `space`; the DRAM long word of destination
+ * element d (prev: the one of d - 1, -1 none). */
+int64_t acc_seg_chunk_w(const AccMachine *m);
+void acc_seg_load_dd(TlBuf *o, const AccMachine *m, int64_t W,
+                     const char *space, int top);
+int64_t acc_seg_word_of(const int64_t *from, int64_t d, const int64_t *cat,
+                        int64_t cwords, int64_t prev);
+/* Estimated steps of a chunk of W long words per PE through the tree
+ * and back, besides its DMA issue (cg_seg_tree.c). */
+int64_t acc_seg_chunk_steps(const AccMachine *m, int64_t W);
+/* The gather through the tree (cg_seg_tree.c): large DMA loads of the
+ * source words a chunk needs into a top BM, the permutation by the
+ * level's broadcasts into the BMs below.  Emits it and returns its DMA
+ * ops when its estimated steps are under `than`, else -1 (nothing
+ * emitted); *tops its tree ops. */
+int64_t acc_seg_emit_tree(TlBuf *o, const AccMachine *m,
+                          const int64_t *from, int64_t nd,
+                          const int64_t *cat, int64_t dst, int64_t than,
+                          int64_t *tops);
 
 /* The model of emitted text (a conversion's: cg_seg_cost.c) in
  * cycles: its bundles, its DMA ops' issue, channels and latency, its

@@ -23,10 +23,14 @@
  * lm0, lm1 and the BMs are scratch, as between two segments nothing
  * lives there.  A chunk's
  * store may write past the destination's last element, up to
- * acc_seg_conv_slack long words.  TODO(issue 6): long words whose two
- * elements stay together (runs of row-major pairs) could skip the
- * unpacking, and conversions on the tree (layout_emit.c) once the
- * routes take the planner's layouts.
+ * acc_seg_conv_slack long words.  That is the DMA path, one DMA op a
+ * run; cg_seg_tree.c gathers a chunk with few DMA ops and a broadcast
+ * of the top level a run instead, and acc_seg_emit_gather takes
+ * whichever is estimated fewer steps.  TODO(issue 6): long words whose
+ * two elements stay together (runs of row-major pairs) could skip the
+ * unpacking; runs of one element (transposes, broadcasts) permuted
+ * inside the PEs or MABs rather than a broadcast each; conversions on
+ * the tree (layout_emit.c) once the routes take the planner's layouts.
  */
 #include "codegen/acc/cg_int.h"
 
@@ -37,7 +41,7 @@
 
 /* Long words per PE of a full chunk of the gather: a multiple of 8
  * that the BMs hold and the LMs hold twice over. */
-static int64_t chunk_w(const AccMachine *m)
+int64_t acc_seg_chunk_w(const AccMachine *m)
 {
     int64_t w = acc_cg_max_load(m, acc_bm_levels(m) + 1);
 
@@ -48,12 +52,12 @@ static int64_t chunk_w(const AccMachine *m)
 
 int acc_seg_conv_ok(const AccMachine *m)
 {
-    return acc_bm_levels(m) >= 1 && chunk_w(m) >= 8;
+    return acc_bm_levels(m) >= 1 && acc_seg_chunk_w(m) >= 8;
 }
 
 int64_t acc_seg_conv_slack(const AccMachine *m)
 {
-    return chunk_w(m) * acc_machine_pes(m);
+    return acc_seg_chunk_w(m) * acc_machine_pes(m);
 }
 
 /* Per-PE long words of chunk c of `total` per-PE long words in chunks
@@ -83,12 +87,11 @@ static void store_dd(TlBuf *o, const AccMachine *m, const char *space,
     acc_cg_gather_up(o, m, span1 * W * 2, at);
 }
 
-/* The top BMs' W double long words per PE (in order) down to `space`
- * word 0 on (acc_cg_emit_load_tree with `.dd` operands). */
-static void load_dd(TlBuf *o, const AccMachine *m, int64_t W,
-                    const char *space)
+/* The level-top BMs' W double long words per PE (in order) down to
+ * `space` word 0 on (acc_cg_emit_load_tree with `.dd` operands). */
+void acc_seg_load_dd(TlBuf *o, const AccMachine *m, int64_t W,
+                     const char *space, int nbm)
 {
-    int nbm = acc_bm_levels(m);
     int64_t span1 = acc_cg_scope_pes(m, 1);
     char b[16], c[16];
 
@@ -117,7 +120,7 @@ void acc_seg_unpack_init(AccSegUnpack *u, const AccMachine *m, int64_t src,
     u->src = src;
     u->n = n;
     u->dst = dst;
-    u->W = chunk_w(m) / 2 / 4 * 4;
+    u->W = acc_seg_chunk_w(m) / 2 / 4 * 4;
     u->perpe = (lw + P - 1) / P;
     u->chunks = (u->perpe + u->W - 1) / u->W;
     if (u->chunks < 1)
@@ -173,7 +176,7 @@ int acc_seg_emit_const(TlBuf *o, const AccMachine *m, double v, int64_t at)
 /* The DRAM long word of destination element d: from[d] >= 0 an
  * unpacked element's, else constant -1 - from[d], continuing a run
  * where it can (*prev: the last word given, -1: none). */
-static int64_t word_of(const int64_t *from, int64_t d,
+int64_t acc_seg_word_of(const int64_t *from, int64_t d,
                        const int64_t *cat, int64_t cwords, int64_t prev)
 {
     int64_t ci, base;
@@ -187,12 +190,14 @@ static int64_t word_of(const int64_t *from, int64_t d,
     return base;
 }
 
-int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
-                            const int64_t *from, int64_t nd,
-                            const int64_t *cat, int64_t dst)
+/* The gather of acc_seg_emit_gather with every run of the destination
+ * a DMA op into the top BMs; o NULL: only counts the ops. */
+static int64_t gather_dma(TlBuf *o, const AccMachine *m,
+                          const int64_t *from, int64_t nd,
+                          const int64_t *cat, int64_t dst)
 {
     int nbm = acc_bm_levels(m);
-    int64_t P = acc_machine_pes(m), full = chunk_w(m);
+    int64_t P = acc_machine_pes(m), full = acc_seg_chunk_w(m);
     int64_t perpe = ((nd + 1) / 2 * 2 + P - 1) / P, chunks;
     int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm)), ops = 0;
     int64_t cwords = acc_seg_const_words(m);
@@ -202,8 +207,9 @@ int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
     if (chunks < 1)
         chunks = 1;
     acc_cg_bm_name(b, sizeof b, nbm);
-    buf_printf(o, "# gather %lld f32 into d[%lld]\n", (long long)nd,
-               (long long)dst);
+    if (o)
+        buf_printf(o, "# gather %lld f32 into d[%lld]\n", (long long)nd,
+                   (long long)dst);
     for (int64_t c = 0; c < chunks; c++) {
         int64_t Wc = chunk_of(perpe, full, 8, c), S = P * Wc / NT;
         for (int64_t nd_ = 0; nd_ < NT; nd_++) {
@@ -211,28 +217,29 @@ int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
             for (int64_t q = nd_ * S; q <= (nd_ + 1) * S; q++) {
                 int64_t a = -1, d = c * P * full + q;
                 if (q < (nd_ + 1) * S && d < nd)
-                    a = word_of(from, d, cat, cwords, prev);
+                    a = acc_seg_word_of(from, d, cat, cwords, prev);
                 if (a >= 0 && run >= 0 && a == run + len &&
                     q == at + len) {
                     len++;
                     prev = a;
                     continue;
                 }
-                if (run >= 0) {
+                if (run >= 0 && o)
                     buf_printf(o, "dma.ld.t0@%lld d[%lld:%lld] -> %s[%lld]\n",
                                (long long)nd_, (long long)run,
                                (long long)(run + len), b,
                                (long long)(at - nd_ * S));
-                    ops++;
-                }
+                ops += run >= 0;
                 run = a;
                 len = a >= 0;
                 at = q;
                 prev = a;
             }
         }
+        if (!o)
+            continue;
         buf_puts(o, "wait t0\n");
-        load_dd(o, m, Wc / 2, "lm0");
+        acc_seg_load_dd(o, m, Wc / 2, "lm0", nbm);
         for (int64_t t = 0; t < Wc / 8; t++)
             buf_printf(o, "cvt.f32.f64 lm0[%lld+].dd -> lm1[%lld+]\n",
                        (long long)(16 * t), (long long)(8 * t));
@@ -241,4 +248,30 @@ int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
         buf_puts(o, "wait t1\n");
     }
     return ops;
+}
+
+int64_t acc_seg_emit_gather(TlBuf *o, const AccMachine *m,
+                            const int64_t *from, int64_t nd,
+                            const int64_t *cat, int64_t dst)
+{
+    int64_t P = acc_machine_pes(m), full = acc_seg_chunk_w(m);
+    int64_t perpe = ((nd + 1) / 2 * 2 + P - 1) / P;
+    int64_t chunks = perpe > full ? (perpe + full - 1) / full : 1;
+    /* Steps of the DMA path: its ops' issue, and a chunk's way through
+     * the tree and back (the same estimate acc_seg_emit_tree makes). */
+    int64_t dma = gather_dma(NULL, m, from, nd, cat, dst);
+    int64_t est = dma * m->dma_issue_steps +
+                  chunks * acc_seg_chunk_steps(m, full);
+    TlBuf t;
+    int64_t tops, r;
+
+    buf_init(&t);
+    r = acc_seg_emit_tree(&t, m, from, nd, cat, dst, est, &tops);
+    if (r >= 0) {
+        buf_puts(o, t.s);
+        buf_free(&t);
+        return r;
+    }
+    buf_free(&t);
+    return gather_dma(o, m, from, nd, cat, dst);
 }

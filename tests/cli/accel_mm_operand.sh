@@ -81,7 +81,7 @@ time ref(A, B) on accel
 TDSL
 "$TDSL" mma.tdsl >out 2>err || fail "run A: $(cat err)"
 c1=$(field 2 mma cycles) c0=$(field 2 ref cycles)
-[ "$c1" = 17316 ] && [ "$c0" = 368 ] || fail "A: cycles $c1, $c0: $(cat out)"
+[ "$c1" = 8184 ] && [ "$c0" = 368 ] || fail "A: cycles $c1, $c0: $(cat out)"
 grep -q "^    conversion [0-9]* lw in the program (1 conversions, $((c1 - c0)) \
 cycles); not planned (the matmul route's own conversions)$" out ||
     fail "A: conversion is not $((c1 - c0)) cycles: $(cat out)"
