@@ -284,6 +284,25 @@ TL_INTERNAL void cgc_stream_store(TlBuf *b, const LStmt *st);
 /* emit_keep.c: the prelude's tl_take and tl_give, the blocks a kernel
  * keeps between calls for the stages of its top level. */
 TL_INTERNAL void cgc_keep_prelude(TlBuf *b);
+/* emit_pool.c: the prelude's thread pool (tl_par_for), the scopes'
+ * declarations (the C name and its declaration, `const int64_t x`)
+ * that an outlined parallel loop copies, and a parallel loop emitted as
+ * a function of a range of its iterations (into fns, before the
+ * kernel's function) and its call (into b). */
+typedef struct {
+    const char *var, *type;     /* the loop variable, its C type */
+    const char *stage;          /* for the comment */
+    const char *lo, *hi;        /* the bounds, as C expressions */
+    int64_t width;              /* parallel(v, n)'s n, else 0 */
+    const char *body;           /* the loop's body, at indent 2 */
+} CgParLoop;
+TL_INTERNAL void cgc_pool_prelude(TlBuf *out);
+TL_INTERNAL void cgc_scope_reset(void);
+TL_INTERNAL int cgc_scope_mark(void);
+TL_INTERNAL void cgc_scope_restore(int mark);
+TL_INTERNAL void cgc_scope_add(const char *id, const char *decl);
+TL_INTERNAL void cgc_par_emit(TlBuf *fns, TlBuf *b, int ind,
+                              const CgParLoop *l);
 TL_INTERNAL void cgc_type_name(TlBuf *b, LType t);
 /* Whether the prelude has the 16-lane types and masked moves. */
 TL_INTERNAL int cgc_vec_has16(void);

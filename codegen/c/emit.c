@@ -77,19 +77,6 @@ static const char helpers[] =
     "#else\n"
     "#define TL_LINE\n"
     "#endif\n"
-    "/* A parallel loop hands out its iterations in chunks to whichever\n"
-    " * thread is free (as Halide's pool does), 8 chunks a thread: a\n"
-    " * worker that starts late or runs slower leaves its chunks to the\n"
-    " * others instead of holding the loop's end for a fixed half. */\n"
-    "#ifdef _OPENMP\n"
-    "#include <omp.h>\n"
-    "TL_HELPER int tl_par_chunk(int64_t n)\n"
-    "{\n"
-    "    int64_t c = n / (8 * (int64_t)omp_get_max_threads());\n"
-    "    return c < 1 ? 1 : c > 65536 ? 65536 : (int)c;\n"
-    "}\n"
-    "#endif\n"
-    "\n"
     "TL_HELPER int64_t tl_div(int64_t a, int64_t b)\n"
     "{\n"
     "    int64_t q;\n"
@@ -670,6 +657,26 @@ static size_t stage_len(const char *n)
 }
 
 static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer);
+
+/* Records the declaration `prefix ID` of ID, the C name of n followed
+ * by suffix, in the current scope, for a parallel loop inside it to
+ * copy (emit_pool.c). */
+static void scoped(const char *prefix, const char *n, const char *suffix)
+{
+    TlBuf id, d;
+
+    buf_init(&id);
+    buf_init(&d);
+    name(&id, n);
+    buf_puts(&id, suffix);
+    buf_printf(&d, "%s%s", prefix, id.s);
+    cgc_scope_add(id.s, d.s);
+    buf_free(&id);
+    buf_free(&d);
+}
+
+/* The outlined functions of the kernel's parallel loops. */
+static TlBuf *par_fns;
 /* For emit_vmask.c, which builds vector code as it writes: the
  * session, and the scalar lets in scope (a block's end drops its
  * own; past LET_MAX a let is only not known there). */
@@ -699,10 +706,11 @@ static int last_use(const LStmt *st, int a)
 static void block_items(TlBuf *b, const LStmt *st, int ind,
                         const char *outer)
 {
-    int *last, lets = nlet;
+    int *last, lets = nlet, mark = cgc_scope_mark();
 
     if (st->kind != LS_BLOCK) {
         stmt(b, st, ind, outer);
+        cgc_scope_restore(mark);
         return;
     }
     last = tl_xcalloc((size_t)st->nitems + 1, sizeof *last);
@@ -732,6 +740,7 @@ static void block_items(TlBuf *b, const LStmt *st, int ind,
     }
     free(last);
     nlet = lets;
+    cgc_scope_restore(mark);
 }
 
 static int stream_seen(LVisitor *v, const LStmt *st)
@@ -750,48 +759,60 @@ static int streams(const LStmt *st)
     return v.ctx != NULL;
 }
 
+/* A parallel loop: its body outlined into par_fns, and its call. */
+static void par_loop(TlBuf *b, const LStmt *st, int ind, const char *vn)
+{
+    TlBuf body, id, lo, hi, stage;
+    CgParLoop l;
+    int bc;
+
+    buf_init(&body);
+    buf_init(&id);
+    buf_init(&lo);
+    buf_init(&hi);
+    buf_init(&stage);
+    name(&id, vn);
+    expr(&lo, st->a);
+    expr(&hi, st->b);
+    buf_printf(&stage, "%.*s", (int)stage_len(vn), vn);
+    bc = cgc_bcmul_loop(st->body);
+    block_items(&body, st->body, 2, vn);
+    cgc_bcmul_restore(bc);
+    if (streams(st->body))
+        /* The thread's streaming stores visible before the join. */
+        buf_puts(&body, "        TL_SFENCE();\n");
+    l.var = id.s;
+    l.type = ctype(st->var->type.dt);
+    l.stage = stage.s;
+    l.lo = lo.s;
+    l.hi = hi.s;
+    l.width = st->width > 0 ? st->width : 0;
+    l.body = body.s;
+    cgc_par_emit(par_fns, b, ind, &l);
+    buf_free(&body);
+    buf_free(&id);
+    buf_free(&lo);
+    buf_free(&hi);
+    buf_free(&stage);
+}
+
 static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
 {
     switch (st->kind) {
     case LS_FOR: {
         const char *vn = st->var->name;
         size_t n = stage_len(vn);
-        int bc;
+        int bc, mark;
         if (n && (!outer || stage_len(outer) != n ||
                   strncmp(outer, vn, n))) {
             indent(b, ind);
             buf_printf(b, "/* stage %.*s */\n", (int)n, vn);
         }
         if (st->loop == LP_PARALLEL) {
-            /* Chunks handed out as threads come free (tl_par_chunk):
-             * OpenMP's default, a fixed half a thread, waited at the
-             * loop's end for a worker that woke up late or shared its
-             * core.  TODO(issue 4): the region's end still waits for a
-             * worker the OS has not run at all (softmax on 2 threads
-             * at load 7-8: medians of 22-26 ms against Halide's 2.2):
-             * Halide's pool lets the calling thread take every task no
-             * worker started, which needs a pool of our own in place
-             * of OpenMP's.  It would also keep the workers awake
-             * between the loops of a call: libgomp's threads, spinning
-             * 1000 times (jit.c) and then sleeping, made 16 futex
-             * calls a call of the bench's conv2d on 2 threads (4
-             * parallel loops, a serial Wp between two; strace at load
-             * 10), Halide's pool none, so each call
-             * also waits for the OS to wake a worker: a likely cause
-             * of its bimodal 2-thread figures (bench/README.md
-             * 2026-11-29 09:30).  `parallel(v, n)` gives the chunk
-             * itself (the loop's width), handed out the same way. */
-            buf_puts(b, "#ifdef _OPENMP\n#pragma omp parallel for "
-                        "schedule(dynamic, ");
-            if (st->width > 0) {
-                buf_printf(b, "%d)\n#endif\n", st->width);
-            } else {
-                buf_puts(b, "tl_par_chunk((int64_t)(");
-                expr(b, st->b);
-                buf_puts(b, ") - (int64_t)(");
-                expr(b, st->a);
-                buf_puts(b, ")))\n#endif\n");
-            }
+            /* A function of a range of the iterations, run in chunks
+             * by the kernel's thread pool (emit_pool.c). */
+            par_loop(b, st, ind, vn);
+            return;
         } else if (st->loop == LP_VECTORIZED &&
                    (st->a->kind != LE_INT || st->b->kind != LE_INT) &&
                    cgc_vmask_loop(session, b, st, ind, outer, let_var,
@@ -839,14 +860,18 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         buf_puts(b, "; ");
         name(b, vn);
         buf_puts(b, "++) {\n");
+        mark = cgc_scope_mark();
+        {
+            TlBuf d;
+            buf_init(&d);
+            buf_printf(&d, "%s ", ctype(st->var->type.dt));
+            scoped(d.s, vn, "");
+            buf_free(&d);
+        }
         bc = cgc_bcmul_loop(st->body);
         block_items(b, st->body, ind + 1, vn);
         cgc_bcmul_restore(bc);
-        if (st->loop == LP_PARALLEL && streams(st->body)) {
-            /* The thread's streaming stores visible before the join. */
-            indent(b, ind + 1);
-            buf_puts(b, "TL_SFENCE();\n");
-        }
+        cgc_scope_restore(mark);
         indent(b, ind);
         buf_puts(b, "}\n");
         return;
@@ -864,6 +889,15 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         buf_puts(b, " = ");
         expr(b, st->a);
         buf_puts(b, ";\n");
+        {
+            TlBuf d;
+            buf_init(&d);
+            buf_puts(&d, "const ");
+            cgc_type_name(&d, st->var->type);
+            buf_putc(&d, ' ');
+            scoped(d.s, st->var->name, "");
+            buf_free(&d);
+        }
         return;
     case LS_STORE:
         indent(b, ind);
@@ -937,8 +971,8 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             indent(b, ind);
             buf_puts(b, "if (!");
             name(b, st->var->name);
-            /* Inside a loop (maybe an OpenMP one, which cannot be
-             * left): skip the iteration; the flag reports it. */
+            /* Inside a loop (maybe a parallel one, a function of its
+             * own): skip the iteration; the flag reports it. */
             buf_printf(b, ") { __atomic_fetch_or(&tl__err[0], %d, "
                        "__ATOMIC_RELAXED); %s; }\n", CG_ERR_NOMEM,
                        outer ? "continue" : "return");
@@ -948,6 +982,15 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
             buf_puts(b, "[");
             expr(b, st->args[0]);
             buf_puts(b, "] TL_LINE;\n");
+        }
+        {
+            TlBuf d;
+            buf_init(&d);
+            buf_printf(&d, "%s *", btype(st->var->type.dt));
+            scoped(d.s, st->var->name, "");
+            if (st->mem == LM_HEAP && outer)
+                scoped(d.s, st->var->name, "__sb");
+            buf_free(&d);
         }
         return;
     case LS_IF:
@@ -1002,6 +1045,8 @@ void cgc_stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
 
 void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f)
 {
+    TlBuf fns, kf;
+
     session = s;
     nlet = 0;
     buf_puts(out, "/* Generated by tdsl from kernel '");
@@ -1016,26 +1061,58 @@ void cgc_emit(TlSession *s, TlBuf *out, const LFunc *f)
              "TL_HELPER " TL_NORMAL_DEF(TL_FEXP_AS_TEXT) "\n");
     cgc_str_prelude(out, f);
     cgc_keep_prelude(out);
+    cgc_pool_prelude(out);
     cgc_vec_prelude(out, f);
-    buf_puts(out, "static void ");
-    name(out, f->name);
-    buf_puts(out, "(");
+    /* The kernel's function goes to kf, the functions of its parallel
+     * loops, which it calls, to fns before it. */
+    buf_init(&fns);
+    buf_init(&kf);
+    par_fns = &fns;
+    cgc_scope_reset();
+    buf_puts(&kf, "static void ");
+    name(&kf, f->name);
+    buf_puts(&kf, "(");
     for (int i = 0; i < f->nparams; i++) {
-        buf_puts(out, i ? ",\n        " : "");
-        param_decl(out, &f->params[i]);
+        TlBuf d;
+        buf_puts(&kf, i ? ",\n        " : "");
+        param_decl(&kf, &f->params[i]);
+        buf_init(&d);
+        param_decl(&d, &f->params[i]);
+        if (f->params[i].var->kind != LV_FUNC) {
+            /* The declaration without the name: its type. */
+            TlBuf n;
+            buf_init(&n);
+            name(&n, f->params[i].var->name);
+            d.s[d.len - n.len] = 0;
+            scoped(d.s, f->params[i].var->name, "");
+            buf_free(&n);
+        } else {
+            TlBuf n;
+            buf_init(&n);
+            name(&n, f->params[i].var->name);
+            cgc_scope_add(n.s, d.s);
+            buf_free(&n);
+        }
+        buf_free(&d);
     }
-    buf_puts(out, ")\n{\n");
+    buf_puts(&kf, ")\n{\n");
     cgc_reg_reset();
     /* Not every parameter is used (sizes the loops do not need). */
     for (int i = 0; i < f->nparams; i++) {
-        buf_puts(out, i % 4 ? " (void)" : i ? "\n    (void)" : "    (void)");
-        name(out, f->params[i].var->name);
-        buf_putc(out, ';');
+        buf_puts(&kf, i % 4 ? " (void)" : i ? "\n    (void)" : "    (void)");
+        name(&kf, f->params[i].var->name);
+        buf_putc(&kf, ';');
     }
-    buf_puts(out, "\n");
-    block_items(out, f->body, 1, NULL);
+    buf_puts(&kf, "\n");
+    block_items(&kf, f->body, 1, NULL);
     if (streams(f->body))
-        buf_puts(out, "    TL_SFENCE();\n");
+        buf_puts(&kf, "    TL_SFENCE();\n");
+    cgc_scope_reset();
+    par_fns = NULL;
+    buf_puts(out, fns.s ? fns.s : "");
+    buf_puts(out, kf.s);
+    buf_free(&fns);
+    buf_free(&kf);
     buf_puts(out, "}\n\nvoid tdsl_entry(void *const *args);\n");
     buf_puts(out, "void tdsl_entry(void *const *args)\n{\n    ");
     name(out, f->name);

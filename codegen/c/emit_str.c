@@ -15,8 +15,8 @@
  * runner has the interpreter report it (the C entry returns
  * TDSL_ERR_STR).
  *
- * Calls of the caller's allocator take turns (an OpenMP critical
- * section), so it need not be thread-safe when a schedule
+ * Calls of the caller's allocator take turns (a spin lock of the
+ * kernel's), so it need not be thread-safe when a schedule
  * parallelizes a stage that makes strings.
  */
 #include "codegen/c/cgc.h"
@@ -69,15 +69,18 @@ static const char helpers[] =
     "{\n"
     "    return a == b || !strcmp(a ? a : \"\", b ? b : \"\");\n"
     "}\n"
-    "/* n + 1 bytes from the caller's allocator, one call at a time. */\n"
+    "/* n + 1 bytes from the caller's allocator, one call at a time (a\n"
+    " * spin lock: the pool's threads are no OpenMP threads). */\n"
+    "static int tl_s_lock;\n"
     "TL_HELPER char *tl_s_alloc(uint8_t *mem, int32_t *err, size_t n)\n"
     "{\n"
     "    tdsl_str_alloc *a = (tdsl_str_alloc *)(void *)mem;\n"
     "    char *p;\n"
-    "#ifdef _OPENMP\n"
-    "#pragma omp critical(tdsl_str)\n"
-    "#endif\n"
+    "    while (__atomic_exchange_n(&tl_s_lock, 1, __ATOMIC_ACQUIRE))\n"
+    "        while (__atomic_load_n(&tl_s_lock, __ATOMIC_RELAXED))\n"
+    "            ;\n"
     "    p = (char *)a->alloc(a->ctx, n + 1);\n"
+    "    __atomic_store_n(&tl_s_lock, 0, __ATOMIC_RELEASE);\n"
     "    if (!p)\n"
     "        __atomic_fetch_or(err, 2, __ATOMIC_RELAXED);\n"
     "    return p;\n"

@@ -386,19 +386,6 @@ CgEntry cgc_jit(TlSession *s, const char *src, TlLoc loc)
             return l->fn;
     if (!(sopath = build(s, src, loc, 0, &h, &tmpdir)))
         return NULL;
-    /* OpenMP threads that spin while they wait hold a CPU that the
-     * thread they wait for may need: on a loaded machine libgomp's
-     * long default spin made 2-thread kernels up to 50 times slower
-     * than on 1.  Threads that sleep at once (a passive policy) must
-     * be woken for every parallel loop: matmul 256 on 2 threads, three
-     * loops a call, took 0.35-0.40 ms against 0.22 with a short spin.
-     * 1000 spins catch the next loop of the same kernel and cost
-     * nothing measurable on a loaded machine (2-thread matmul
-     * 256/512/1024 with both cores busy: as fast as passive or
-     * faster).  libgomp reads it when the first kernel loads it; the
-     * user's setting wins (SPEC 10.8). */
-    if (!getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT"))
-        setenv("GOMP_SPINCOUNT", "1000", 0);
     keep_freed_memory();
     lib = dlopen(sopath, RTLD_NOW | RTLD_LOCAL);
     if (tmpdir)

@@ -1,8 +1,8 @@
 # cpu_par_chunks.sh - how the cpu backend's parallel loops share their
-# iterations (codegen/c/emit.c, lower_stage.c fill_parallel): every
-# `omp parallel for` hands out chunks as threads come free
-# (schedule(dynamic, tl_par_chunk(n)): 8 chunks a thread, where the
-# schedule gives no chunk: cpu_par_chunk_n.sh), and a
+# iterations (codegen/c/emit_pool.c, lower_stage.c fill_parallel):
+# every parallel loop is a tl_par_for, which hands out chunks as threads
+# come free (chunk 0: 8 chunks a thread, where the schedule gives no
+# chunk: cpu_par_chunk_n.sh), and a
 # reduction whose update runs in parallel also sets its stage to the
 # identity in parallel (the bench's matmul: Bp, C's identity, C's
 # update per k block; before, the identity was a serial pass between
@@ -16,13 +16,12 @@ command -v cc >/dev/null 2>&1 || exit 77
 
 "$TDSL" compile "$src/tests/cpu/cpu_bench_tiles.tdsl" --kernel matmul \
     --target cpu -o m.c 2>err || fail "compile: $(cat err)"
-all=$(grep -c '#pragma omp parallel for' m.c)
-dyn=$(grep -c '#pragma omp parallel for schedule(dynamic, tl_par_chunk(' m.c)
+all=$(grep -c 'tl_par_for(tl_par' m.c)
+dyn=$(grep -c 'tl_par_for(tl_par[0-9]*, .*, 0);$' m.c)
 [ "$all" -gt 0 ] && [ "$all" = "$dyn" ] ||
     fail "$dyn of $all parallel loops hand out chunks"
 # The first nest of stage C is its identity: a parallel loop over i.
-awk '/\/\* stage C \*\// { c++ } c == 1 && /omp parallel for/ { p = 1 }
-     c == 1 && /C__i__l0 = 0/ { exit !p }' m.c ||
+grep -m1 'The parallel loop over .* (stage C)' m.c | grep -q 'over C__i__l0 ' ||
     fail "C's identity is not set in parallel"
 # A reduction with no parallel loop keeps a serial identity.
 cat >s.tdsl <<'EOT'
@@ -35,7 +34,7 @@ schedule rs for cpu {
 EOT
 "$TDSL" compile s.tdsl --kernel rs --target cpu -o s.c 2>err ||
     fail "compile rs: $(cat err)"
-grep -q 'omp parallel for' s.c && fail "a serial reduction got a parallel loop"
+grep -q 'tl_par_for(tl_par' s.c && fail "a serial reduction got a parallel loop"
 for c in cc clang; do
     command -v $c >/dev/null 2>&1 || continue
     $c -std=c11 -O2 -march=native -fopenmp -Wall -Wextra -Werror -shared \

@@ -20,7 +20,7 @@ f=$src/tests/cpu/cpu_stream.tdsl
 grep -q 'TL_LINE;' b.c || fail "the row's stack buffer is not line-aligned"
 # The fences: the last statement of the parallel loop's body and of
 # the kernel function.
-awk '/#pragma omp parallel for/ { par = 1 }
+awk '/tl_par_for\(tl_par/ { par = 1 }
      /TL_SFENCE\(\);/ { n++ }
      END { exit !(par && n == 2) }' b.c || fail "blur: not 2 fences"
 grep -A1 'TL_SFENCE();' b.c | grep -v 'TL_SFENCE\|^--$' | grep -qv '^ *}$' &&
