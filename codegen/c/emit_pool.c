@@ -17,6 +17,11 @@
  * a second thread while another call's loop holds the pool, runs on
  * its own thread: kernels may be called from several threads at once
  * (docs/c-abi.md).  Each kernel (each shared object) has its own pool.
+ * TODO(issue 4): one pool for the process (a script's or a model's
+ * kernels each start n - 1 workers, and a kernel's stay awake 2 ms
+ * while the next kernel runs), which needs a home that every kernel
+ * finds (RTLD_LOCAL objects share no symbol); and -fopenmp-simd in
+ * place of -fopenmp, now that only `omp simd` is OpenMP's.
  *
  * The body becomes `static void tl_parN(void *, int64_t, int64_t)`,
  * emitted before the kernel's function; what it uses of the enclosing
@@ -100,7 +105,8 @@ static const char pool[] =
     "/* Takes the next chunk of the job and runs it: 0 when none is left. */\n"
     "TL_HELPER int tl_pool_run_one(void)\n"
     "{\n"
-    "    uint64_t t = atomic_load_explicit(&tl_pool.ticket, memory_order_acquire);\n"
+    "    uint64_t t = atomic_load_explicit(&tl_pool.ticket,\n"
+    "                                      memory_order_acquire);\n"
     "    int64_t lo, hi;\n"
     "    int inside;\n"
     "    do {\n"
@@ -109,7 +115,8 @@ static const char pool[] =
     "    } while (!atomic_compare_exchange_weak_explicit(&tl_pool.ticket, &t,\n"
     "                 t + 1, memory_order_acq_rel, memory_order_acquire));\n"
     "    lo = tl_pool.a + (int64_t)(t & TL_POOL_CMASK) * tl_pool.chunk;\n"
-    "    hi = tl_pool.b - lo < tl_pool.chunk ? tl_pool.b : lo + tl_pool.chunk;\n"
+    "    hi = tl_pool.b - lo < tl_pool.chunk ? tl_pool.b\n"
+    "                                         : lo + tl_pool.chunk;\n"
     "    inside = tl_pool_inside;\n"
     "    tl_pool_inside = 1;\n"
     "    tl_pool.fn(tl_pool.ctx, lo, hi);\n"
@@ -242,9 +249,11 @@ static const char pool[] =
     "    }\n"
     "#ifdef TL_POOL\n"
     "    if (n > 1 && !tl_pool_inside && tl_pool_threads() > 1 &&\n"
-    "        !atomic_exchange_explicit(&tl_pool.busy, 1, memory_order_acquire)) {\n"
-    "        uint64_t gen = (atomic_load_explicit(&tl_pool.ticket,\n"
-    "                            memory_order_relaxed) >> (2 * TL_POOL_CBITS)) + 1;\n"
+    "        !atomic_exchange_explicit(&tl_pool.busy, 1,\n"
+    "                                  memory_order_acquire)) {\n"
+    "        uint64_t gen = atomic_load_explicit(&tl_pool.ticket,\n"
+    "                                            memory_order_relaxed);\n"
+    "        gen = (gen >> (2 * TL_POOL_CBITS)) + 1;\n"
     "        tl_pool.fn = fn;\n"
     "        tl_pool.ctx = ctx;\n"
     "        tl_pool.a = a;\n"
@@ -383,9 +392,9 @@ void cgc_par_emit(TlBuf *fns, TlBuf *b, int ind, const CgParLoop *l)
     for (int k = 0; k < ncap; k++)
         buf_printf(fns, "    %s = tl_c->%s; (void)%s;\n",
                    scope[cap[k]].decl, scope[cap[k]].id, scope[cap[k]].id);
-    buf_printf(fns, "    (void)tl_c;\n    for (%s %s = (%s)tl_lo; %s < (%s)tl_hi; "
-                    "%s++) {\n", l->type, l->var, l->type, l->var, l->type,
-               l->var);
+    buf_printf(fns, "    (void)tl_c;\n    for (%s %s = (%s)tl_lo; "
+                    "%s < (%s)tl_hi; %s++) {\n", l->type, l->var, l->type,
+               l->var, l->type, l->var);
     buf_puts(fns, l->body);
     buf_puts(fns, "    }\n}\n\n");
 
