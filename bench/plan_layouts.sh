@@ -41,6 +41,19 @@
 # and the conversions between them, codegen/acc/target_seg_est.c and
 # cg_seg_cost.c) and 'sim/est' the simulated cycles over it.
 #
+# A fourth table compares whole programs: the third table's run with
+# the layouts the program of segments chooses ('chosen': each route's
+# own DRAM image, an elementwise stage computing in its producer's,
+# inputs laid out by the host in their first consumer's image, the
+# output read back from its producer's) against one naive fixed layout
+# for every tensor ('naive', TDSL_ACC_LAYOUTS=naive: inputs,
+# intermediates and output row-major, the elementwise route's blocks
+# of the row-major order over all PEs, every other route converting
+# into and out of it), both simulated (codegen/acc/target_seg_lay.c).
+# 'conv_lw' is the DRAM long words the program's conversions move (the
+# program against the same without them), 'mid_lw' the part of it that
+# is not a kernel input's, 'x' naive over chosen.
+#
 # usage: bench/plan_layouts.sh [MACHINE]   (default test)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -122,17 +135,42 @@ for k in resblock encoder; do
         --explain --machine "$m" | sed -n 's/^estimated: .*: \([0-9]*\) cycles$/\1/p' \
         >"$tmp/est.$k"
 done
-"$tdsl" --no-cache "$tmp/blocks.tdsl" --machine "$m" |
-    awk -v dir="$tmp" '/^time / { k = $2; sub(/\(.*/, "", k); sub(/.*\./, "", k) }
-         /^    segments / { n = $2 }
+"$tdsl" --no-cache "$tmp/blocks.tdsl" --machine "$m" >"$tmp/chosen"
+awk -v dir="$tmp" '/^time / { k = $2; sub(/\(.*/, "", k); sub(/.*\./, "", k) }
+     /^    segments / { n = $2 }
+     /^    cycles / { c = $2 }
+     /^    util / { u = $2 }
+     /^    conversion / {
+         gsub(/[();,]/, " ")
+         getline e < (dir "/est." k)
+         cv = sprintf("%11s %9s %9s %8s %7s %9s", $6, $8, $22, $24, $11, e)
+     }
+     /^    planner .* estimated for the program / {
+         r = $2 > 0 ? c / $2 : 0
+         printf "%-9s %4s %9s %7s %s %9s %7.2f\n", k, n, c, u, cv, $2, r
+     }' "$tmp/chosen"
+echo
+TDSL_ACC_LAYOUTS=naive "$tdsl" --no-cache "$tmp/blocks.tdsl" --machine "$m" \
+    >"$tmp/naive"
+printf '%-9s %-7s %5s %9s %11s %9s %9s %6s %6s\n' block layouts conv cycles \
+    conv_cycles conv_lw mid_lw 'x lw' 'x mid'
+for f in chosen naive; do
+    awk -v f=$f '/^time / { k = $2; sub(/\(.*/, "", k); sub(/.*\./, "", k) }
          /^    cycles / { c = $2 }
-         /^    util / { u = $2 }
          /^    conversion / {
              gsub(/[();,]/, " ")
-             getline e < (dir "/est." k)
-             cv = sprintf("%11s %9s %9s %8s %7s %9s", $6, $8, $22, $24, $11, e)
-         }
-         /^    planner .* estimated for the program / {
-             r = $2 > 0 ? c / $2 : 0
-             printf "%-9s %4s %9s %7s %s %9s %7.2f\n", k, n, c, u, cv, $2, r
-         }'
+             print k, f, $2, c, $6, $8, $8 - $24
+         }' "$tmp/$f"
+done | awk '{ lw[$1, $2] = $6; mid[$1, $2] = $7; line[NR] = $0 }
+    END {
+        for (i = 1; i <= NR; i++) {
+            split(line[i], a, " ")
+            x = y = ""
+            if (a[2] == "naive" && lw[a[1], "chosen"] > 0)
+                x = sprintf("%.2f", a[6] / lw[a[1], "chosen"])
+            if (a[2] == "naive" && mid[a[1], "chosen"] > 0)
+                y = sprintf("%.2f", a[7] / mid[a[1], "chosen"])
+            printf "%-9s %-7s %5s %9s %11s %9s %9s %6s %6s\n", a[1], a[2],
+                a[3], a[4], a[5], a[6], a[7], x, y
+        }
+    }' | sort -s -k1,1r

@@ -18,6 +18,11 @@
  * (AccCgProgram.omap).  A PE that Lc leaves empty computes nothing
  * useful, which is what a distribute over fewer levels costs.
  *
+ * Without a schedule's layout, a caller may ask for the output in a
+ * DRAM image (AccCgCall.order: a program of segments passes its
+ * producer's, target_seg_lay.c); the groups then follow that image
+ * (follow_order).
+ *
  * Nothing is converted here: when a `layout` of the output or of an
  * input read at the output's index puts its elements elsewhere than
  * Lc, the stage goes to the layout route (cg_red_lay.c), which
@@ -261,6 +266,57 @@ static AccPlan *plan_quietly(Lay *x)
     return p;
 }
 
+/* The image the caller asks the output in (AccCgCall.order: a program
+ * of segments passes the image its producer wrote an input in) as the
+ * route's groups, when the schedule lays out nothing: image element q
+ * is computed at the place DMA and the tree deliver it to (group q /
+ * (8P), as in the plain route), every operand's image holds there what
+ * it reads for output element order[q], and the output stays in that
+ * image.  So an input read at each element's own position in that
+ * image is the image itself, and the program reads it where its
+ * producer left it.  1 when followed, 0 when there is none or it does
+ * not hold every output element exactly once. */
+static int follow_order(AccCg *g, int64_t *groups)
+{
+    const AccCgCall *c = g->c;
+    AccCgProgram *p = g->p;
+    int64_t gw = acc_machine_pes(g->m) * 4, slots, *omap;
+
+    if (!c->order || c->norder < p->nelems)
+        return 0;
+    omap = tl_xmalloc((size_t)p->nelems * sizeof *omap + 1);
+    for (int64_t e = 0; e < p->nelems; e++)
+        omap[e] = -1;
+    for (int64_t q = 0; q < c->norder; q++) {
+        int64_t e = c->order[q];
+        if (e < -1 || e >= p->nelems || (e >= 0 && omap[e] >= 0)) {
+            free(omap);
+            return 0;
+        }
+        if (e >= 0)
+            omap[e] = q;
+    }
+    for (int64_t e = 0; e < p->nelems; e++)
+        if (omap[e] < 0) {
+            free(omap);
+            return 0;
+        }
+    *groups = (c->norder + 2 * gw - 1) / (2 * gw);
+    slots = *groups * 2 * gw;
+    for (int i = 0; i < p->nins; i++) {
+        AccCgIn *ci = &p->ins[i];
+        ci->nmap = slots;
+        ci->map = tl_xmalloc((size_t)slots * sizeof *ci->map);
+        for (int64_t q = 0; q < slots; q++)
+            ci->map[q] = q < c->norder && c->order[q] >= 0
+                             ? read_of(p, ci, c->order[q])
+                             : -1;
+    }
+    p->oimage = slots;
+    p->omap = omap;
+    return 1;
+}
+
 int acc_cg_elem_layout(AccCg *g, int64_t *groups)
 {
     TlSession *s = g->s;
@@ -274,7 +330,7 @@ int acc_cg_elem_layout(AccCg *g, int64_t *groups)
     memset(&x, 0, sizeof x);
     x.g = g;
     if (!(x.si = acc_sched_accel(k)))
-        return 0;
+        return follow_order(g, groups);
     /* The route computes the output alone: a distribute of another
      * stage (inlined into it) has no place of its own. */
     for (int c = 0; c < x.si->nchains; c++) {
@@ -306,7 +362,7 @@ int acc_cg_elem_layout(AccCg *g, int64_t *groups)
         return -1;
     }
     if (rc == 0 && !x.si->nlayouts)
-        return 0;
+        return follow_order(g, groups);
     if (!(x.Lc = compute_layout(&x, &ad)))
         return x.conv ? 2 : -1;
     *groups = (x.Lc->addr_span + 3) / 4;

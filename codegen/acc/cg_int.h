@@ -26,6 +26,14 @@ typedef struct AccCgCall {
     int out_rank;
     const int64_t *out_shape;
     const int64_t *sizes;   /* the values of k->sizes */
+    /* The DRAM image the caller asks the output in (a program of
+     * segments, target_seg.c: the image its producer wrote an input
+     * in), else NULL: image element q holds output element order[q],
+     * or nothing when it is -1; norder elements.  The elementwise
+     * route computes in that image when the schedule lays out nothing
+     * (cg_elem_lay.c); the other routes keep their own. */
+    const int64_t *order;
+    int64_t norder;
 } AccCgCall;
 
 /* What the program reads, in `.input` order: one per way the kernel
@@ -377,8 +385,9 @@ void acc_cg_win_out(const AccCgWin *w, const int64_t *v, int64_t *g,
  * operands are known: when the kernel's accel schedule distributes its
  * stage or lays out a tensor, the layout the stage computes in becomes
  * the route's groups (*groups of them), every operand's DRAM image and
- * the output's (AccCgIn.map, omap).  1 when set up, 0 when the
- * schedule says nothing, 2 when a `layout` puts a tensor elsewhere
+ * the output's (AccCgIn.map, omap).  1 when set up (also when it
+ * follows the image the caller asks, AccCgCall.order), 0 when neither
+ * says anything, 2 when a `layout` puts a tensor elsewhere
  * (the layout route converts it: acc_cg_lay_route), -1 after
  * reporting. */
 int acc_cg_elem_layout(AccCg *g, int64_t *groups);

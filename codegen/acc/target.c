@@ -316,10 +316,11 @@ static int call_shapes(TlKernelInfo *k, TlTensor *const *in, Sizes *z,
 
 /* Lowers k and compiles it for the packed inputs into *p (buf_free
  * p->text).  0, or -1 after reporting. */
-static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
-                 TlTensor *const *packed, Sizes *z, const int64_t *oshape,
-                 const TlScalarArg *sc, AccCgProgram *p, const char **route,
-                 TlLoc call_loc)
+static int build_in(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                    TlTensor *const *packed, Sizes *z, const int64_t *oshape,
+                    const TlScalarArg *sc, AccCgProgram *p,
+                    const char **route, TlLoc call_loc,
+                    const int64_t *order, int64_t norder)
 {
     double *pf;
     TlFunc *of = k->outputs[0];
@@ -396,6 +397,8 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     c.out_rank = of->rank;
     c.out_shape = oshape;
     c.sizes = z->v;
+    c.order = order;
+    c.norder = norder;
     /* Its errors are at the call itself: no note. */
     *route = "pipeline";
     rc = acc_cg_pipeline(s, m, &c, p, call_loc);
@@ -423,13 +426,23 @@ static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     return rc;
 }
 
+static int build(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                 TlTensor *const *packed, Sizes *z, const int64_t *oshape,
+                 const TlScalarArg *sc, AccCgProgram *p, const char **route,
+                 TlLoc call_loc)
+{
+    return build_in(s, k, m, packed, z, oshape, sc, p, route, call_loc,
+                    NULL, 0);
+}
+
 static int run_accel(TlRuntime *rt, TlKernelInfo *k, TlTensor *const *in,
                      const TlScalarArg *sc, TlTensor **out, TlLoc call_loc);
 
 /* target_int.h */
 int acc_tg_build_call(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                       TlTensor *const *in, AccCgProgram *p,
-                      const char **route, int64_t *oshape, TlLoc loc)
+                      const char **route, int64_t *oshape, TlLoc loc,
+                      const int64_t *order, int64_t norder)
 {
     Sizes z;
     int rc = -1;
@@ -438,7 +451,8 @@ int acc_tg_build_call(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     z.k = k;
     z.v = tl_xcalloc((size_t)k->nsizes + 1, sizeof *z.v);
     if (call_shapes(k, in, &z, oshape) == 0)
-        rc = build(s, k, m, in, &z, oshape, NULL, p, route, loc);
+        rc = build_in(s, k, m, in, &z, oshape, NULL, p, route, loc, order,
+                      norder);
     free(z.v);
     return rc;
 }

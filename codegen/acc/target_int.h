@@ -34,10 +34,13 @@ void acc_tg_plan_line(TlBuf *out, TlSession *s, const AccMachine *m,
                       const int64_t *shape, const AccStats *st, TlLoc loc);
 
 /* k compiled for inputs in (their shapes and dtypes; the output's
- * shape in oshape), as a call compiles it: 0, or -1 after reporting. */
+ * shape in oshape), as a call compiles it: 0, or -1 after reporting.
+ * order (norder elements; NULL: none): the DRAM image asked of the
+ * output (AccCgCall.order), which a route may follow. */
 int acc_tg_build_call(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                       TlTensor *const *in, AccCgProgram *p,
-                      const char **route, int64_t *oshape, TlLoc loc);
+                      const char **route, int64_t *oshape, TlLoc loc,
+                      const int64_t *order, int64_t norder);
 void acc_tg_free_program(AccCgProgram *p);
 
 /* One program of kernel k split into segments (plan sp; in: the call's
@@ -73,6 +76,20 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                     const AccSegPlan *sp, TlTensor *const *in,
                     AccSegProg *out, TlBuf *why);
 void acc_seg_program_free(AccSegProg *sp);
+
+/* Which image each tensor of a program of segments is kept in
+ * (target_seg_lay.c).  acc_seg_naive: whether every intermediate is
+ * kept row-major (TDSL_ACC_LAYOUTS=naive) rather than in the image its
+ * producer wrote and its elementwise consumers follow.  acc_seg_order:
+ * the AccCgCall.order of a tensor of n elements stored in an image of
+ * nimage, element e at omap[e] (malloc'd).  acc_seg_in_place: whether
+ * operand ci's image is that stored image itself (each place it reads
+ * holds the element it wants, or is one it reads as nothing), so the
+ * segment reads it where it is. */
+int acc_seg_naive(void);
+int64_t *acc_seg_order(const int64_t *omap, int64_t n, int64_t nimage);
+int acc_seg_in_place(const AccCgIn *ci, const int64_t *omap, int64_t n,
+                     int64_t nimage);
 
 /* The programs of segmented kernels, kept per machine, kernel text
  * (its name, inputs and stages) and input dtypes and shapes (the last

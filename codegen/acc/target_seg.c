@@ -29,7 +29,9 @@
  * the runner and `tdsl sim --in/--out` have them, row-major, and the
  * layout of what crosses the host is not on the device.  A segment is
  * followed by a `wait` of each DMA tag it uses, so that the next one
- * reads what it stored.
+ * reads what it stored.  Which image each intermediate is kept in
+ * (an elementwise segment in its producer's, or every tensor
+ * row-major): target_seg_lay.c.
  */
 #include "codegen/acc/target_int.h"
 
@@ -109,6 +111,15 @@ static Store *store_of(Build *b, const char *name)
         if (!strcmp(b->t[i].name, name))
             return &b->t[i];
     return NULL;
+}
+
+static int64_t numel(int rank, const int64_t *shape)
+{
+    int64_t n = 1;
+
+    for (int j = 0; j < rank; j++)
+        n *= shape[j];
+    return n;
 }
 
 /* The area of constant v: -1 - its index. */
@@ -211,6 +222,44 @@ done:
     return rc;
 }
 
+/* The naive layouts' fixed one (target_seg_lay.c): x, just stored in
+ * its route's image, converted to a row-major copy that later
+ * segments read instead.  -1 with why. */
+static int to_row_major(Build *b, Store *x)
+{
+    int64_t n = numel(x->rank, x->shape);
+    int64_t *from = tl_xcalloc((size_t)n + 1, sizeof *from);
+    Store *y;
+    TlBuf cv, *o = b->o;
+
+    if (b->nt == MAX_T) {
+        free(from);
+        buf_printf(b->why, "more than %d tensors", MAX_T);
+        return -1;
+    }
+    y = &b->t[b->nt++];
+    *y = *x;
+    y->omap = NULL;
+    y->own = NULL;
+    y->img = NULL;
+    y->nimg = 0;
+    y->unpacked = 0;
+    y->n = n;
+    y->at = alloc(b, lw_of(DT_F32, n) + acc_seg_conv_slack(b->m));
+    buf_init(&cv);
+    b->o = &cv;
+    for (int64_t e = 0; e < n; e++)
+        from[e] = elem_word(b, x, e);
+    b->gathers += acc_seg_emit_gather(&cv, b->m, from, n, b->cat, y->at);
+    b->nconv++;
+    b->o = o;
+    buf_puts(o, cv.s);
+    buf_puts(b->mid, cv.s);
+    buf_free(&cv);
+    free(from);
+    return 0;
+}
+
 /* Places kernel input x, not placed yet, for its first consumer ci of
  * program p (nd image elements, lw long words at least): in ci's image
  * when ci reads one that holds every element of x (so that later
@@ -225,7 +274,7 @@ static int place_input(Build *b, const AccCgProgram *p, const AccCgIn *ci,
     int64_t have = 0, n = x->n;
 
     x->placed = 1;
-    if (ci->direct && !ci->map) {
+    if ((ci->direct && !ci->map) || acc_seg_naive()) {
         x->at = alloc(b, lw_of(x->dt, x->n) + acc_seg_conv_slack(b->m));
         return 0;
     }
@@ -446,15 +495,6 @@ static void put_type(TlBuf *o, TlDType dt, int rank, const int64_t *shape)
     buf_puts(o, "]");
 }
 
-static int64_t numel(int rank, const int64_t *shape)
-{
-    int64_t n = 1;
-
-    for (int j = 0; j < rank; j++)
-        n *= shape[j];
-    return n;
-}
-
 /* Segment i of sp: compiles it, places its regions, emits its
  * conversions into b->o and its text into o and bare. */
 static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
@@ -465,7 +505,7 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
     TlTensor **sin = tl_xcalloc((size_t)sk->ninputs + 1, sizeof *sin);
     Region r[MAX_R];
     int nr = 0, rc = -1;
-    int64_t top;
+    int64_t top, *order = NULL, norder = 0;
     TlLoc at = sk->outputs[0]->loc;
 
     for (int j = 0; j < sk->ninputs; j++) {
@@ -482,8 +522,30 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
             sin[j] = tl_tensor_new(x->dt, x->rank, x->shape, NULL, 0);
         }
     }
-    if (acc_tg_build_call(b->s, sk, b->m, sin, p, &out->route[i], oshape,
-                          at)) {
+    /* The image its largest intermediate input lies in, for an
+     * elementwise segment to compute in (target_seg_lay.c): one read
+     * at each element's own position has as many elements as the
+     * output, a broadcast one fewer. */
+    {
+        Store *best = NULL;
+        for (int j = 0; j < sk->ninputs && !acc_seg_naive(); j++) {
+            Store *x = store_of(b, sk->inputs[j]->name);
+            if (x && !x->kin && x->omap && x->dt == DT_F32 &&
+                (!best || numel(x->rank, x->shape) >
+                              numel(best->rank, best->shape)))
+                best = x;
+        }
+        if (best) {
+            order = acc_seg_order(best->omap,
+                                  numel(best->rank, best->shape), best->n);
+            norder = best->n;
+        }
+    }
+    rc = acc_tg_build_call(b->s, sk, b->m, sin, p, &out->route[i], oshape,
+                           at, order, norder);
+    free(order);
+    if (rc) {
+        rc = -1;
         buf_printf(b->why, "segment %d ('%s'), which does not compile "
                            "again", i + 1, sp->seg[i].out);
         goto done;
@@ -532,11 +594,14 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
                 continue;
             }
         }
-        if (ci->direct && !ci->map && x && !x->omap) {
+        if ((ci->direct && !ci->map && x && !x->omap) ||
+            (x && !x->kin && x->dt == DT_F32 &&
+             acc_seg_in_place(ci, x->omap, numel(x->rank, x->shape),
+                              x->n))) {
             r[j].to = x->at;
             continue;
         }
-        if (x && x->kin) {
+        if (x && x->kin && !acc_seg_naive()) {
             int64_t nd = ci->map ? ci->nmap
                          : ci->direct ? numel(x->rank, x->shape)
                                       : p->nelems;
@@ -585,6 +650,9 @@ static int segment(Build *b, TlKernelInfo *k, const AccSegPlan *sp, int i,
             x->rank = sk->outputs[0]->rank;
             memcpy(x->shape, oshape, sizeof x->shape);
             x->n = p->omap ? p->oimage : numel(sk->outputs[0]->rank, oshape);
+            if (x->omap && acc_seg_naive() && i + 1 < sp->n &&
+                x->dt == DT_F32 && to_row_major(b, x))
+                goto done;
         }
     rc = 0;
 done:
@@ -669,7 +737,7 @@ int acc_seg_program(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         int64_t n = numel(of->rank, oshape);
         AccImgRun *oimg = NULL;
         int noimg = 0;
-        if (x->omap && n <= x->n) {
+        if (x->omap && n <= x->n && !acc_seg_naive()) {
             /* Read back from its producer's image by the host: position
              * omap[e] holds element e, the others none. */
             int64_t *elem = tl_xcalloc((size_t)x->n + 1, sizeof *elem);
@@ -769,98 +837,6 @@ void acc_seg_program_free(AccSegProg *sp)
     sp->nconv = 0;
 }
 
-/* The kept programs (target_int.h): the last SEG_CACHE, replaced in
- * turn. */
-enum { SEG_CACHE = 16 };
-static AccSegCached seg_cache[SEG_CACHE];
-static int seg_cache_next;
-
-/* What the kept program depends on besides the shapes: the machine
- * and the kernel's text (its name, inputs and stages as printed), so
- * that a kernel of another session or redefined is never taken for
- * one kept (FNV-1a). */
-static uint64_t key_of(const TlKernelInfo *k, const AccMachine *m)
-{
-    uint64_t h = 1469598103934665603ull ^ acc_machine_hash(m);
-    TlBuf b;
-
-    buf_init(&b);
-    buf_printf(&b, "%s(", k->name);
-    for (int x = 0; x < k->ninputs; x++)
-        buf_printf(&b, "%s,", k->inputs[x]->name);
-    for (int i = 0; i < k->nfuncs; i++) {
-        const TlStmt *st = k->funcs[i]->stmt;
-        buf_printf(&b, ";%s:%s=", k->funcs[i]->name,
-                   dt_name(k->funcs[i]->dtype));
-        if (st && st->value)
-            ast_print_expr(&b, st->value);
-    }
-    for (size_t i = 0; i < b.len; i++)
-        h = (h ^ (unsigned char)b.s[i]) * 1099511628211ull;
-    buf_free(&b);
-    return h;
-}
-
-static int same_key(const AccSegCached *c, uint64_t key,
-                    const TlKernelInfo *k, TlTensor *const *in)
-{
-    int same = c->used && c->key == key && c->nin == k->ninputs;
-
-    for (int x = 0; same && x < k->ninputs; x++)
-        same = c->dt[x] == in[x]->dtype && c->rank[x] == in[x]->rank &&
-               !memcmp(c->shape[x], in[x]->shape,
-                       sizeof(int64_t) * (size_t)in[x]->rank);
-    return same;
-}
-
-AccSegCached *acc_seg_cached(TlKernelInfo *k, const AccMachine *m,
-                             TlTensor *const *in)
-{
-    uint64_t key;
-
-    if (k->ninputs > ACC_SEG_MAX_IN)
-        return NULL;
-    key = key_of(k, m);
-    for (int i = 0; i < SEG_CACHE; i++)
-        if (same_key(&seg_cache[i], key, k, in))
-            return &seg_cache[i];
-    return NULL;
-}
-
-AccSegCached *acc_seg_cache_put(TlKernelInfo *k, const AccMachine *m,
-                                TlTensor *const *in, const AccSegPlan *sp,
-                                AccSegProg *prog)
-{
-    AccSegCached *c = &seg_cache[seg_cache_next];
-    size_t at = 0;
-
-    seg_cache_next = (seg_cache_next + 1) % SEG_CACHE;
-    if (c->used)
-        acc_seg_program_free(&c->prog);
-    memset(c, 0, sizeof *c);
-    c->prog = *prog;
-    c->nseg = sp->n;
-    for (int i = 0; i < sp->n && at < sizeof c->lines; i++)
-        at += (size_t)snprintf(c->lines + at, sizeof c->lines - at,
-                               "segment    %s: the %s route\n",
-                               sp->seg[i].out, prog->route[i]);
-    c->used = 1;
-    if (k->ninputs > ACC_SEG_MAX_IN) {
-        c->key = 0;
-        c->nin = -1;    /* run once, never found */
-        return c;
-    }
-    c->key = key_of(k, m);
-    c->nin = k->ninputs;
-    for (int x = 0; x < k->ninputs; x++) {
-        c->dt[x] = in[x]->dtype;
-        c->rank[x] = in[x]->rank;
-        memcpy(c->shape[x], in[x]->shape,
-               sizeof(int64_t) * (size_t)in[x]->rank);
-    }
-    return c;
-}
-
 static AccProgram *assemble_text(TlSession *s, TlKernelInfo *k,
                                  const AccMachine *m, const TlBuf *text)
 {
@@ -902,6 +878,9 @@ int acc_seg_run(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         acc_time_program(assemble_text(s, k, m, &c->prog.mid), &mid);
         buf_printf(stats, "segments   %d in one program, the conversions "
                    "between them on the device\n", c->nseg);
+        if (acc_seg_naive())
+            buf_printf(stats, "layouts    naive: every tensor row-major in "
+                       "DRAM (TDSL_ACC_LAYOUTS=naive)\n");
         acc_sim_print_stats(stats, sim);
         buf_puts(stats, c->lines);
         buf_printf(stats, "host       %d of %d inputs laid out in their "

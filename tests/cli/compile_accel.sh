@@ -116,13 +116,15 @@ grep -q "error: accel target cannot compile a stand-alone program of 'addrow', w
 grep -q "accel target cannot compile" err || fail "reduction: $(cat err)"
 # A kernel that runs as segments (codegen/acc/cg_seg.c) is one program
 # (codegen/acc/target_seg.c): the segments in order, the conversions
-# between them as instructions.  It runs by itself on the simulator,
+# between them as instructions (Y computes in c's image, which it
+# reads where it lies, and reads X, laid out in the convolution's
+# window, through a conversion).  It runs by itself on the simulator,
 # from the kernel's inputs to its output as the interpreter computes
 # it, the same from .s and .tam, and round-trips through asm/disasm.
 cat >seg.tdsl <<'TDSL'
-kernel block(X: f32[N, C, H, W], Wt: f32[F, C, 3, 3], b: f32[F]) -> (Y: f32[N, F, H, W]) {
+kernel block(X: f32[N, C, H, W], Wt: f32[C, C, 3, 3], b: f32[C]) -> (Y: f32[N, C, H, W]) {
     c[n, f, y, x] = sum(ci, r in 0..3, s in 0..3) X.zero_pad[n, ci, y + r - 1, x + s - 1] * Wt[f, ci, r, s]
-    Y[n, f, y, x] = max(c[n, f, y, x] + b[f], 0.0)
+    Y[n, f, y, x] = max(c[n, f, y, x] + b[f] + X[n, f, y, x], 0.0)
 }
 TDSL
 /usr/bin/python3 - <<'PY' || fail "inputs"
