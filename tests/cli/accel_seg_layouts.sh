@@ -61,6 +61,13 @@ n=$(sed -n 's/^    conversion \([0-9]*\) in the program: .*/\1/p' naive)
 a=$(lw out) b=$(lw naive)
 [ -n "$a" ] && [ "$b" -gt "$a" ] || fail "naive $b lw, chosen $a"
 
+# The naive layouts also hold the encoder's pipelines and reductions
+# (their outputs to row-major, their images from it): the blocks of
+# tests/accel/accel_segments.tdsl against the interpreter.
+TDSL_ACC_LAYOUTS=naive "$TDSL" --no-cache \
+    "$OLDPWD/tests/accel/accel_segments.tdsl" >/dev/null 2>err ||
+    fail "naive accel_segments.tdsl: $(cat err)"
+
 # The chosen program compiled alone runs under `tdsl sim` on row-major
 # inputs and gives the interpreter's result.
 { cat blk.tdsl; cat <<'TDSL'; } >save.tdsl
