@@ -116,15 +116,16 @@ grep -q "error: accel target cannot compile a stand-alone program of 'addrow', w
 grep -q "accel target cannot compile" err || fail "reduction: $(cat err)"
 # A kernel that runs as segments (codegen/acc/cg_seg.c) is one program
 # (codegen/acc/target_seg.c): the segments in order, the conversions
-# between them as instructions (Y computes in c's image, which it
-# reads where it lies, and reads X, laid out in the convolution's
-# window, through a conversion).  It runs by itself on the simulator,
+# between them as instructions (a computes in c's image, which it
+# reads where it lies; the second convolution's window of a is a
+# conversion).  It runs by itself on the simulator,
 # from the kernel's inputs to its output as the interpreter computes
 # it, the same from .s and .tam, and round-trips through asm/disasm.
 cat >seg.tdsl <<'TDSL'
 kernel block(X: f32[N, C, H, W], Wt: f32[C, C, 3, 3], b: f32[C]) -> (Y: f32[N, C, H, W]) {
     c[n, f, y, x] = sum(ci, r in 0..3, s in 0..3) X.zero_pad[n, ci, y + r - 1, x + s - 1] * Wt[f, ci, r, s]
-    Y[n, f, y, x] = max(c[n, f, y, x] + b[f] + X[n, f, y, x], 0.0)
+    a[n, f, y, x] = max(c[n, f, y, x] + b[f] + 0.0 * X[n, f, y, x], 0.0)
+    Y[n, f, y, x] = sum(ci, r in 0..3, s in 0..3) a.zero_pad[n, ci, y + r - 1, x + s - 1] * Wt[f, ci, r, s]
 }
 TDSL
 /usr/bin/python3 - <<'PY' || fail "inputs"
@@ -137,11 +138,11 @@ PY
 "$TDSL" compile seg.tdsl --kernel block --target accel --in sx.npy \
     --in sw.npy --in sb.npy -o seg.s -o seg.tam 2>err ||
     fail "segments: exit $?: $(cat err)"
-grep -q "^# accel: kernel block, 2 segments in one program" seg.s ||
+grep -q "^# accel: kernel block, 3 segments in one program" seg.s ||
     fail "segments: $(head -5 seg.s)"
 grep -q '^\.input X f32\[1,4,5,5\] d\[' seg.s || fail "segments: no .input X"
 grep -q '^\.output Y f32\[1,4,5,5\] d\[' seg.s || fail "segments: no .output Y"
-[ "$(grep -c '^# segment [12] of 2' seg.s)" = 2 ] || fail "segments: not 2"
+[ "$(grep -c '^# segment [123] of 3' seg.s)" = 3 ] || fail "segments: not 3"
 grep -q '^cvt.f64.f32 ' seg.s && grep -q '^dma.ld.t0@' seg.s ||
     fail "segments: no conversion instructions"
 "$TDSL" run seg.tdsl --kernel block --in X=sx.npy --in Wt=sw.npy \
