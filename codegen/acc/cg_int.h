@@ -214,6 +214,18 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           int64_t Wmax, const char *space,
                           const int64_t *dst, int k, int tag,
                           const int64_t *off);
+/* The same, calling then(ctx, q, o) once piece q is readable in the
+ * PEs (its dist.L1s settled): code that works on piece q goes out
+ * while the DMAs of the pieces after it are in flight (the pipeline
+ * route's first fold, cg_pipe.c).  acc_cg_nop(o, tw) with tw < 1 is
+ * nothing, so the code's steps shorten the next piece's wait. */
+typedef void (*AccCgPieceFn)(void *ctx, int64_t q, TlBuf *o);
+void acc_cg_emit_load_run_then(TlBuf *o, const AccMachine *m, int64_t n,
+                               const int64_t *at, const int64_t *W,
+                               int64_t Wmax, const char *space,
+                               const int64_t *dst, int k, int tag,
+                               const int64_t *off, AccCgPieceFn then,
+                               void *ctx);
 /* Steps to wait after a transfer of BM level k of `kind` moving bm
  * long words at the BM and child at each child before the next bundle
  * may read the result (a `nop/N`, N may be 0). */

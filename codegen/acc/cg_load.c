@@ -324,8 +324,39 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                           const int64_t *dst, int k, int tag,
                           const int64_t *off)
 {
+    acc_cg_emit_load_run_then(o, m, n, at, W, Wmax, space, dst, k, tag, off,
+                              NULL, NULL);
+}
+
+/* Piece q is readable once its dist.L1s have settled: the caller's
+ * code for it, then; the steps it took (and the settling) count
+ * towards piece q + 1's tree transfers' wait.  Returns those steps. */
+static int64_t run_then(TlBuf *o, const AccMachine *m, int64_t span1,
+                        AccCgPieceFn then, void *ctx, int64_t q)
+{
+    int64_t d = acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4);
+    TlBuf t;
+    int64_t steps;
+
+    acc_cg_nop(o, d);
+    buf_init(&t);
+    then(ctx, q, &t);
+    steps = d + acc_cg_text_steps(t.s ? t.s : "");
+    if (t.s)
+        buf_puts(o, t.s);
+    buf_free(&t);
+    return steps;
+}
+
+void acc_cg_emit_load_run_then(TlBuf *o, const AccMachine *m, int64_t n,
+                               const int64_t *at, const int64_t *W,
+                               int64_t Wmax, const char *space,
+                               const int64_t *dst, int k, int tag,
+                               const int64_t *off, AccCgPieceFn then,
+                               void *ctx)
+{
     int nbm = acc_bm_levels(m), kd = k, early;
-    int64_t span1, pes, top, lbsz, tw;
+    int64_t span1, pes, top, lbsz, tw, done = 0;
 
     k &= ACC_CG_LEVEL;
     span1 = acc_cg_scope_pes(m, 1);
@@ -348,8 +379,12 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
                         base_of(off, nbm) + (1 - b) * top, tag);
             put_dists(o, W[q], base_of(off, 1) + b * lbsz, span1, space,
                       dst[q]);
+            if (then)
+                run_then(o, m, span1, then, ctx, q);
         }
-        acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
+        if (!then)
+            acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST,
+                                      (double)(span1 * 4), 4));
         return;
     }
     /* When the DMA is the slower stage, piece 1's DMA goes out at
@@ -371,7 +406,7 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
         /* tw counts from piece q's last tree transfer, which piece q -
          * 1's dist.L1s followed. */
         if (q > 0)
-            tw -= W[q - 1] / 4;
+            tw -= W[q - 1] / 4 + done;
         acc_cg_nop(o, tw);
         /* Piece q's tree transfers have read top buffer b: piece q +
          * 2's DMA may go out now, before the wait for piece q + 1's, so
@@ -392,8 +427,12 @@ void acc_cg_emit_load_run(TlBuf *o, const AccMachine *m, int64_t n,
         }
         put_dists(o, W[q], base_of(off, 1) + b * lbsz, span1, space,
                   dst[q]);
+        if (then)
+            done = run_then(o, m, span1, then, ctx, q);
     }
-    acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4), 4));
+    if (!then)
+        acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 4),
+                                  4));
 }
 
 void acc_cg_emit_store(TlBuf *o, const AccMachine *m, const char *space,

@@ -557,7 +557,8 @@ static void reduce_in_order(Pipe *x, const Stage *s, TlBuf *o)
     long long a = (long long)x->A;
     int64_t D = pipe_local_D(x, s->D);
 
-    for (x->c = 0; x->c < cdiv(D, 4) && !g->failed; x->c++) {
+    for (x->c = x->clo; x->c < cdiv(D, 4) && x->c < x->chi && !g->failed;
+         x->c++) {
         int64_t n = D - 4 * x->c, at = 0;
         int bank = 2;
         if (n > 4)
@@ -586,6 +587,8 @@ static void reduce_in_order(Pipe *x, const Stage *s, TlBuf *o)
                            "r[%lld+]\n", s->opname, a, a, a, a, src, a);
         }
     }
+    if (x->chi < cdiv(D, 4))
+        return;         /* a piece: the fold goes on with the next */
     if (s->D == 0)
         buf_printf(o, "mov.f32 r[%lld+] -> r[%lld+]\n", (long long)x->ID,
                    a);
@@ -612,9 +615,10 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
         if (K < 1)
             K = 1;
         x->splat = s->D == 1;
-        for (int64_t c0 = 0; c0 < tt->C && !g->failed; c0 += K) {
+        int64_t ce = tt->C < x->chi ? tt->C : x->chi;
+        for (int64_t c0 = x->clo; c0 < ce && !g->failed; c0 += K) {
             TlBuf e[STREAMS], r[STREAMS];
-            int n = tt->C - c0 < K ? (int)(tt->C - c0) : K;
+            int n = ce - c0 < K ? (int)(ce - c0) : K;
             for (int i = 0; i < n; i++) {
                 buf_init(&e[i]);
                 buf_init(&r[i]);
@@ -636,9 +640,12 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
     x->splat = 0;
     if (strcmp(s->opname, "add")) {
         reduce_in_order(x, s, o);
+        if (x->chi < cdiv(Dl, 4))
+            return;
         goto tree;
     }
-    for (x->c = 0; x->c < cdiv(Dl, 4) && !g->failed; x->c++) {
+    for (x->c = x->clo; x->c < cdiv(Dl, 4) && x->c < x->chi && !g->failed;
+         x->c++) {
         int masked = Dl % 4 && x->c == cdiv(Dl, 4) - 1;
         char w[48];
         if (!masked && operand(g, s->f, w, sizeof w) == 0) {
@@ -660,6 +667,8 @@ static void emit_stage(Pipe *x, int i, TlBuf *o)
             buf_printf(o, "%s.f32 r[%lld+], r[0+] -> r[%lld+]\n",
                        s->opname, (long long)a, (long long)a);
     }
+    if (x->chi < cdiv(Dl, 4))
+        return;         /* a piece: the fold goes on with the next */
     if (s->D == 0)
         buf_printf(o, "mov.f32 r[%lld+] -> r[%lld+]\n", (long long)x->ID,
                    (long long)a);
@@ -702,27 +711,69 @@ tree:
     }
 }
 
-/* Every stage of one block (dry: only to find the images). */
-static int emit_block_code(Pipe *x, TlBuf *o)
+/* Chunks clo .. chi - 1 of stage i (of every row pair): its set-up
+ * with the first, its end with the last. */
+static void emit_stage_part(Pipe *x, int i, TlBuf *o, int64_t clo,
+                            int64_t chi)
+{
+    AccCg *g = &x->g;
+    Stage *s = &x->st[i];
+
+    x->clo = clo;
+    x->chi = chi;
+    if (x->lay && !x->dry && !x->noconv && clo == 0)
+        pipe_lay_before(x, i, o);
+    if (s->acc && clo == 0) {
+        buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", s->ident,
+                   (long long)x->ID);
+        if (pipe_local_D(x, s->D) % 4 && !strcmp(s->opname, "add"))
+            buf_printf(o, "cmplt.i32 $sub, #%lld -> m1\nnop/%d\n",
+                       (long long)(s->D % 4), g->m->lat_grf);
+    }
+    for (x->rp = 0; x->rp < (x->dry ? 1 : x->RB) && !g->failed; x->rp++)
+        emit_stage(x, i, o);
+    acc_cg_nop(o, g->m->lat_lm);
+    if (x->lay && !x->dry && !x->noconv && chi == INT64_MAX)
+        pipe_lay_after(x, i, o);
+    x->clo = 0;
+    x->chi = INT64_MAX;
+}
+
+/* Stage 0 on load piece q, which has just landed (put_loads). */
+static void fold_piece(void *ctx, int64_t q, TlBuf *o)
+{
+    Pipe *x = ctx;
+    int64_t pc = x->pw_in / 4, C = x->imgs[x->pimg].C;
+
+    emit_stage_part(x, 0, o, q * pc, (q + 1) * pc >= C ? INT64_MAX
+                                                      : (q + 1) * pc);
+}
+
+static void put_store(Pipe *x, TlBuf *o, int64_t b);
+
+/* Every stage of one block (dry: only to find the images) from stage
+ * `from` on (1: put_loads folded stage 0's pieces); with pw_out, the
+ * last stage in pieces, each stored as soon as it is computed. */
+static int emit_block_code(Pipe *x, TlBuf *o, int from, int64_t b)
 {
     AccCg *g = &x->g;
 
-    for (int i = 0; i < x->nst && !g->failed; i++) {
-        Stage *s = &x->st[i];
-        if (x->lay && !x->dry && !x->noconv)
-            pipe_lay_before(x, i, o);
-        if (s->acc) {
-            buf_printf(o, "mov.f32 #%s -> r[%lld+]\n", s->ident,
-                       (long long)x->ID);
-            if (pipe_local_D(x, s->D) % 4 && !strcmp(s->opname, "add"))
-                buf_printf(o, "cmplt.i32 $sub, #%lld -> m1\nnop/%d\n",
-                           (long long)(s->D % 4), g->m->lat_grf);
+    for (int i = from; i < x->nst && !g->failed; i++) {
+        const Tensor *t = &x->ts[x->st[i].tensor];
+        int64_t pc = x->pw_out / 4;
+        if (i < x->nst - 1 || !x->pw_out || x->dry) {
+            emit_stage_part(x, i, o, 0, INT64_MAX);
+            continue;
         }
-        for (x->rp = 0; x->rp < (x->dry ? 1 : x->RB) && !g->failed; x->rp++)
-            emit_stage(x, i, o);
-        acc_cg_nop(o, g->m->lat_lm);
-        if (x->lay && !x->dry && !x->noconv)
-            pipe_lay_after(x, i, o);
+        for (int64_t c = 0; c < t->C && !g->failed; c += pc) {
+            int64_t Wq = (t->C - c < pc ? t->C - c : pc) * 4;
+            char sp[8];
+            emit_stage_part(x, i, o, c, c + pc >= t->C ? INT64_MAX : c + pc);
+            snprintf(sp, sizeof sp, "lm%d", t->bank);
+            acc_cg_emit_store(o, g->m, sp, t->at + 2 * c * 4, Wq,
+                              x->out_dram + b * x->P * t->C * 4 +
+                                  c * 4 * x->P);
+        }
     }
     return g->failed ? -1 : 0;
 }
@@ -766,7 +817,11 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
     AccCgProgram *p = x->g.p;
     int nbm = acc_bm_levels(x->g.m);
 
-    for (int i = 0; i < p->nins; i++) {
+    for (int j = 0; j < p->nins; j++) {
+        /* In pieces of columns, the one image stage 0 folds goes last,
+         * the fold of each piece under the DMAs of the next. */
+        int i = !x->pw_in ? j : j < x->pimg ? j : j + 1 < p->nins ? j + 1
+                                                                 : x->pimg;
         const Img *im = &x->imgs[i];
         /* Layout mode: an input the plan keeps in another layout is
          * laid out in that one (the stages convert it). */
@@ -791,7 +846,7 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
         {
             int64_t Wh = pipe_piece(x, W, 1), n = 0;
             int64_t *ats, *Ws, *dsts;
-            if (Wh == x->Wmax) {
+            if (Wh == x->Wmax && !x->pw_in) {
                 for (int64_t q = 0; q * x->Wmax < W; q++) {
                     int64_t Wq = W - q * x->Wmax < x->Wmax
                                      ? W - q * x->Wmax : x->Wmax;
@@ -810,8 +865,9 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
                 ats[q] = im->dram + b * x->P * W + q * x->P * Wh;
                 dsts[q] = at + 2 * q * Wh;
             }
-            acc_cg_emit_load_run(o, x->g.m, n, ats, Ws, Wh, sp, dsts,
-                                 nbm + 1, 2, NULL);
+            acc_cg_emit_load_run_then(o, x->g.m, n, ats, Ws, Wh, sp, dsts,
+                                      nbm + 1, 2, NULL,
+                                      x->pw_in ? fold_piece : NULL, x);
             free(ats);
         }
     }
@@ -855,8 +911,9 @@ static void emit_program(Pipe *x, TlBuf *o)
                (long long)x->out_dram);
     for (int64_t b = 0; b < x->NB && !g->failed; b++) {
         put_loads(x, o, b);
-        emit_block_code(x, o);
-        put_store(x, o, b);
+        emit_block_code(x, o, x->pw_in ? 1 : 0, b);
+        if (!x->pw_out)
+            put_store(x, o, b);
     }
     buf_puts(o, "wait t1\n");
 }
@@ -866,6 +923,37 @@ static int64_t img_words(const Pipe *x, int i)
 {
     const Img *im = &x->imgs[i];
     return im->U.L ? im->U.words / 2 : x->RB * im->C * 4;
+}
+
+/* Pieces of columns: one block of one row pair a PE (mn2's 512 x 512,
+ * each input one load) would wait for the whole load before its first
+ * fold and compute its last stage before the first store.  When one
+ * image (besides row-invariant ones) feeds stage 0, a reduction, it
+ * comes in pieces of pc chunks, stage 0 folding each as it lands; when
+ * the last stage is elementwise, its pieces go up the tree and to DRAM
+ * while it computes the next. */
+enum { PIECES = 8 };     /* mn2 softmax: 2, 4, 8 pieces 2964, 2756, 2652 */
+
+static void choose_pieces(Pipe *x)
+{
+    AccCgProgram *p = x->g.p;
+    const Tensor *t = &x->ts[x->st[x->nst - 1].tensor];
+    int64_t Q = PIECES, pc;
+    int n = 0;
+
+    if (x->lay || x->RB != 1 || x->NB != 1)
+        return;
+    for (int i = 0; i < p->nins; i++)
+        if (!x->imgs[i].inv)
+            n++, x->pimg = i;
+    if (n == 1 && x->st[0].acc && x->imgs[x->pimg].stage == 0 &&
+        x->imgs[x->pimg].C >= 2 && 4 * x->imgs[x->pimg].C <= x->Wmax) {
+        pc = cdiv(x->imgs[x->pimg].C, Q);
+        if (2 * 4 * pc <= x->Wmax)
+            x->pw_in = 4 * pc;
+    }
+    if (!x->st[x->nst - 1].acc && t->C >= 2 && 4 * t->C <= x->Wmax)
+        x->pw_out = 4 * cdiv(t->C, Q);
 }
 
 int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
@@ -913,7 +1001,8 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
     /* A dry run finds the images every stage reads. */
     buf_init(&scratch);
     x->dry = 1;
-    rc = emit_block_code(x, &scratch);
+    x->chi = INT64_MAX;
+    rc = emit_block_code(x, &scratch, 0, 0);
     buf_free(&scratch);
     x->dry = 0;
     if (rc)
@@ -944,6 +1033,7 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
             x->NB = 1;
     }
     pipe_find_invariant(x);
+    choose_pieces(x);
     for (int i = 0; i < p->nins; i++) {
         x->imgs[i].dram = dram;
         dram += (x->imgs[i].inv ? x->L1 : x->NB * x->P) * img_words(x, i);

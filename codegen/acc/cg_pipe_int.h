@@ -105,6 +105,13 @@ typedef struct Pipe {
     int dist;
     int64_t *rowmap;        /* [P * RB]: the row at (PE, slot), or -1 */
     int64_t scratch, scratch_words; /* DRAM area of the conversions */
+    /* Pieces of columns (choose_pieces, cg_pipe.c): pw_in long words a
+     * PE a load of image pimg, stage 0 folding each piece as it lands;
+     * pw_out a store, the last stage's pieces stored as they are
+     * computed (0: whole).  What is being emitted: chunks clo .. chi -
+     * 1 of a stage (the folds of a reduction finish with its last). */
+    int64_t pw_in, pw_out, clo, chi;
+    int pimg;
 } Pipe;
 
 /* ---- cg_pipe.c ------------------------------------------------------ */
@@ -134,7 +141,8 @@ void pipe_pos(const Pipe *x, int64_t b, int64_t pe, int64_t v, int64_t C,
               int64_t D, int64_t *rp2, int64_t *col) TL_INTERNAL;
 /* The long words a PE of each load of a block's W long words a PE: an
  * input larger than one load comes in pieces of half one, loaded as a
- * run (put_loads); else, and the output, pieces of one (Wmax). */
+ * run (put_loads); else, and the output, pieces of one (Wmax); in
+ * pieces of columns (pw_in, pw_out), those. */
 int64_t pipe_piece(const Pipe *x, int64_t W, int input) TL_INTERNAL;
 /* Long word position, in a DRAM image of W long words per PE per block
  * loaded in pieces of Wp, of word w of PE pe in block b. */

@@ -69,6 +69,10 @@ int64_t pipe_piece(const Pipe *x, int64_t W, int input)
 {
     int64_t h = x->Wmax / 2 / 4 * 4;
 
+    if (input && x->pw_in && W > x->pw_in)
+        return x->pw_in;
+    if (!input && x->pw_out && W > x->pw_out)
+        return x->pw_out;
     return input && W > x->Wmax && h >= 4 ? h : x->Wmax;
 }
 
@@ -218,7 +222,8 @@ int pipe_layout_output(Pipe *x)
         if (x->K > 1)
             pe = grp / x->G * x->L1 + (t->D == 1 ? 0 : col / Dl) * x->G +
                  grp % x->G;
-        p->omap[e] = 2 * pipe_img_lw(x, b, pe, w, W, x->Wmax) + row % 2;
+        p->omap[e] = 2 * pipe_img_lw(x, b, pe, w, W, pipe_piece(x, W, 0)) +
+                     row % 2;
     }
     return 0;
 }

@@ -125,7 +125,14 @@ static double route_io(const AccMachine *m, int64_t W, int64_t pes,
      * run of pieces of half a load (cg_pipe.c, put_loads). */
     if (run == 2 && W > wmax && wmax / 2 / 4 * 4 >= 4)
         wmax = wmax / 2 / 4 * 4;
-    else if (run == 2)
+    else if (run != 1 && W >= 8 && 2 * W <= wmax) {
+        /* One load: the pipeline route takes it in pieces of columns
+         * (cg_pipe.c, choose_pieces), 8 of them, stage 0 folding each
+         * piece as it lands, and stores its output as the last stage
+         * computes it, so that the pieces' DMAs follow one another. */
+        wmax = (W / 4 + 7) / 8 * 4;
+        run = 1;
+    } else if (run == 2)
         run = 0;
     for (int first = 1; W > 0; first = 0) {
         int64_t w = W < wmax ? W : wmax;

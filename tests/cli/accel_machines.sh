@@ -9,7 +9,8 @@ for m in tiny mn2; do
     for f in tests/accel/accel_reduce.tdsl \
         tests/accel/accel_matmul.tdsl \
         tests/accel/accel_matmul_f16.tdsl \
-        tests/accel/accel_pipeline_split.tdsl; do
+        tests/accel/accel_pipeline_split.tdsl \
+        tests/accel/accel_pipeline_pieces.tdsl; do
         TDSL_MACHINE=$m "$TDSL" "$f" >"$TMP/out" 2>&1 ||
             fail "$f on $m: $(cat "$TMP/out")"
     done
