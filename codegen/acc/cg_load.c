@@ -15,8 +15,10 @@
  * slots of compute bundles (the matmul route's B sets); the reduction
  * route issues a chunk's DMA (acc_cg_emit_load_dma) a chunk or two
  * before its tree transfers (acc_cg_emit_load_tree); the pipeline
- * route loads a block before its stages, in runs of pieces
- * (TODO(issue 6): under the stages of the block before, cg_pipe.c).
+ * route loads a block before its stages, in runs of pieces, or, one
+ * block of one row pair a PE, in pieces of columns whose first stage's
+ * folds go between them (acc_cg_emit_load_run_then; TODO(issue 6):
+ * under the stages of the block before, cg_pipe.c).
  *
  * A run of loads (acc_cg_emit_load_run, the matmul route's A chunks)
  * alternates between two buffers in every BM, so that piece q + 1's

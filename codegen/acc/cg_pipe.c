@@ -50,15 +50,29 @@
  * tree transfers go on while piece q's dist.L1s write the PEs (test
  * softmax 512 x 512: 52684 -> 46644 cycles).
  *
+ * One block of one row pair a PE (mn2's softmax 512 x 512: 4096 PEs,
+ * 16 a row pair) comes in pieces of columns (choose_pieces): when one
+ * image feeds stage 0, a reduction, and every other image is
+ * row-invariant, it loads as a run of 8 pieces of whole chunks, stage
+ * 0 folding each piece as soon as its dist.L1s settle while the next
+ * pieces' DMAs are in flight (acc_cg_emit_load_run_then); the
+ * row-invariant images' DMAs go out before the pieces' into BM words
+ * of their own, and their tree transfers ride between the folds (those
+ * stage 0 reads before its first).  A last elementwise stage computes
+ * its output in the same pieces, each stored (gather, dma.gather) as
+ * soon as it is computed, so that the store's DMAs follow one another
+ * on the channels while the rest is computed.  mn2 softmax 512 x 512:
+ * 3384 -> 2652 cycles against a DRAM bound of 2048 (131072 long words
+ * in and as many out over 4 channels of 32 a cycle), layernorm 4016 ->
+ * 2976; what is left there is the stages between the first fold and
+ * the last stage, which need the whole row.
+ *
  * TODO(issue 6): the planner's layouts without a `layout` (the plan
  * proposes pairs of columns in a long word, the stages pair rows);
- * overlap the loads and the store with the stages' compute: block b +
- * 1's loads under block b's stages, and on mn2, where softmax 512 x
- * 512 is one block of one row pair a PE and its DMAs wait 2168 of
- * 3384 cycles, the block in pieces of columns, the stages' folds on
- * the first pieces while the next ones load (the reductions then
- * combine per piece); a split where the columns do not divide into
- * chunks of 4 on every PE (mask them).
+ * block b + 1's loads under block b's stages (test softmax 512 x 512,
+ * 16 blocks); pieces when stage 0 reads two images or RB > 1; a split
+ * where the columns do not divide into chunks of 4 on every PE (mask
+ * them).
  */
 #include "codegen/acc/cg_pipe_int.h"
 
@@ -739,14 +753,22 @@ static void emit_stage_part(Pipe *x, int i, TlBuf *o, int64_t clo,
     x->chi = INT64_MAX;
 }
 
-/* Stage 0 on load piece q, which has just landed (put_loads). */
+/* Stage 0 on load piece q, which has just landed (put_loads); then,
+ * while the pieces after it are in flight, a row-invariant image's
+ * way down. */
 static void fold_piece(void *ctx, int64_t q, TlBuf *o)
 {
     Pipe *x = ctx;
     int64_t pc = x->pw_in / 4, C = x->imgs[x->pimg].C;
 
+    /* Those stage 0 reads first (place_inv puts them first). */
+    while (q == 0 && x->inv_next < x->ninv &&
+           x->imgs[x->inv_img[x->inv_next]].stage == 0)
+        pipe_inv_down(x, o);
     emit_stage_part(x, 0, o, q * pc, (q + 1) * pc >= C ? INT64_MAX
                                                       : (q + 1) * pc);
+    if (q + 1 < x->npieces && x->inv_next < x->ninv)
+        pipe_inv_down(x, o);
 }
 
 static void put_store(Pipe *x, TlBuf *o, int64_t b);
@@ -829,6 +851,15 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
         int64_t at = im->U.L ? im->U.at : im->at;
         char sp[8];
         snprintf(sp, sizeof sp, "lm%d", im->U.L ? im->U.bank : im->bank);
+        if (im->inv && x->ninv) {
+            /* Its DMA now, its way down between the pieces' folds
+             * (fold_piece), the rest after them. */
+            for (int v = 0; v < x->ninv; v++)
+                if (x->inv_img[v] == i)
+                    acc_cg_emit_load_dma(o, x->g.m, im->dram, W, 1, 4,
+                                         x->ioff[v]);
+            continue;
+        }
         if (im->inv) {
             /* Loaded once: the blocks' stages do not write it. */
             for (int64_t q = 0; q * x->Wmax < W && b == 0; q++) {
@@ -857,6 +888,8 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
                 continue;
             }
             n = (W + Wh - 1) / Wh;
+            x->npieces = n;
+            x->inv_next = 0;
             ats = tl_xmalloc((size_t)n * 3 * sizeof *ats);
             Ws = ats + n;
             dsts = Ws + n;
@@ -869,6 +902,8 @@ static void put_loads(Pipe *x, TlBuf *o, int64_t b)
                                       nbm + 1, 2, NULL,
                                       x->pw_in ? fold_piece : NULL, x);
             free(ats);
+            while (x->pw_in && x->inv_next < x->ninv)
+                pipe_inv_down(x, o);
         }
     }
 }
@@ -923,37 +958,6 @@ static int64_t img_words(const Pipe *x, int i)
 {
     const Img *im = &x->imgs[i];
     return im->U.L ? im->U.words / 2 : x->RB * im->C * 4;
-}
-
-/* Pieces of columns: one block of one row pair a PE (mn2's 512 x 512,
- * each input one load) would wait for the whole load before its first
- * fold and compute its last stage before the first store.  When one
- * image (besides row-invariant ones) feeds stage 0, a reduction, it
- * comes in pieces of pc chunks, stage 0 folding each as it lands; when
- * the last stage is elementwise, its pieces go up the tree and to DRAM
- * while it computes the next. */
-enum { PIECES = 8 };     /* mn2 softmax: 2, 4, 8 pieces 2964, 2756, 2652 */
-
-static void choose_pieces(Pipe *x)
-{
-    AccCgProgram *p = x->g.p;
-    const Tensor *t = &x->ts[x->st[x->nst - 1].tensor];
-    int64_t Q = PIECES, pc;
-    int n = 0;
-
-    if (x->lay || x->RB != 1 || x->NB != 1)
-        return;
-    for (int i = 0; i < p->nins; i++)
-        if (!x->imgs[i].inv)
-            n++, x->pimg = i;
-    if (n == 1 && x->st[0].acc && x->imgs[x->pimg].stage == 0 &&
-        x->imgs[x->pimg].C >= 2 && 4 * x->imgs[x->pimg].C <= x->Wmax) {
-        pc = cdiv(x->imgs[x->pimg].C, Q);
-        if (2 * 4 * pc <= x->Wmax)
-            x->pw_in = 4 * pc;
-    }
-    if (!x->st[x->nst - 1].acc && t->C >= 2 && 4 * t->C <= x->Wmax)
-        x->pw_out = 4 * cdiv(t->C, Q);
 }
 
 int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
@@ -1033,7 +1037,7 @@ int acc_cg_pipeline(TlSession *s, const AccMachine *m, const AccCgCall *c,
             x->NB = 1;
     }
     pipe_find_invariant(x);
-    choose_pieces(x);
+    pipe_choose_pieces(x);
     for (int i = 0; i < p->nins; i++) {
         x->imgs[i].dram = dram;
         dram += (x->imgs[i].inv ? x->L1 : x->NB * x->P) * img_words(x, i);

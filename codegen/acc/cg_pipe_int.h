@@ -112,6 +112,12 @@ typedef struct Pipe {
      * 1 of a stage (the folds of a reduction finish with its last). */
     int64_t pw_in, pw_out, clo, chi;
     int pimg;
+    /* In pieces of columns, the row-invariant images whose DMAs go out
+     * before the pieces' (tag 4), each at its own BM words (ioff), and
+     * whose tree transfers ride between the pieces' folds: ninv of
+     * them, inv_next the next to move down, npieces the run's. */
+    int ninv, inv_next, inv_img[ACC_CG_MAX_OPERANDS];
+    int64_t ioff[ACC_CG_MAX_OPERANDS][ACC_MAX_LEVELS + 1], npieces;
 } Pipe;
 
 /* ---- cg_pipe.c ------------------------------------------------------ */
@@ -151,6 +157,15 @@ int64_t pipe_img_lw(const Pipe *x, int64_t b, int64_t pe, int64_t w,
 /* The input element image i reads for row `row`, column col. */
 int64_t pipe_img_index(const Pipe *x, int i, int64_t row, int64_t col)
     TL_INTERNAL;
+
+/* ---- cg_pipe_piece.c ------------------------------------------------ */
+
+/* Sets pw_in, pw_out (and the row-invariant images' BM words) when one
+ * block of one row pair a PE should come in pieces of columns. */
+void pipe_choose_pieces(Pipe *x) TL_INTERNAL;
+/* Emits the next row-invariant image's way down the tree (its DMA went
+ * out before the pieces'; the first waits for tag 4). */
+void pipe_inv_down(Pipe *x, TlBuf *o) TL_INTERNAL;
 
 /* ---- cg_pipe_lay.c -------------------------------------------------- */
 
