@@ -26,11 +26,17 @@
  * of operands, group g - 1's way up and group g + NB's DMAs, NB top BM
  * sets ahead (3 where they fit); stores are waited for once, at the
  * end (test X * 2 + b 64 x 64: 3232 -> 1464 cycles with DMAs ahead,
- * -> 788 with the tree transfers in the compute's bundles).  What is
- * left per group is the way down's chain (the L2 transfers, settling,
- * the L1 transfers, settling: 14 steps on test, against 8 of compute
- * and 6 of DRAM traffic); TODO(issue 6): begin it a group earlier,
- * the L2 step in group g - 1's bundles, lb sets alternating.  The
+ * -> 788 with the tree transfers in the compute's bundles).  Where the
+ * lower BMs hold two sets of the operands and the top one four or five
+ * (test, mn2), a group's way down begins two groups ahead: its levels
+ * above L1 (and the wait for its DMAs) in group g - 2's bundles into
+ * the lower BMs' set g % 2, its dist.L1s in group g - 1's, and the
+ * results alternate between two lm1 sets, so that a group's copy to
+ * lm1 need not wait for the way up of the group before (test 512 x 512:
+ * 16 -> 13 steps a group, 33044 -> 26972 cycles).  What is left per
+ * group is the compute and the way up's chain (gather.L1, settling,
+ * gather.L2, settling, the DMA) in its bundles, against 6 steps of DRAM
+ * traffic (TODO(issue 6): the way up split as the way down is).  The
  * padding lanes of the last group are computed and counted as useful
  * FLOPs (TODO(issue 6): write masks from `$gpe` compares, or tag them
  * as padding).

@@ -13,7 +13,8 @@
 
 typedef AccCg Cg;
 
-/* The stores' DMA tag; the loads' are their top sets, 0 .. NB - 1. */
+/* The stores' DMA tag (7 when NB > 3, Bufs.stag); the loads' are their
+ * top sets, 0 .. NB - 1. */
 enum { STORE_TAG = 3 };
 
 /* Steps after a whole-group transfer of BM level k (down: dist, else
@@ -45,9 +46,15 @@ static void put_shape(TlBuf *b, int rank, const int64_t *shape)
  * the result's; in each lower BM one share per operand and the
  * result's. */
 typedef struct Bufs {
-    int nb;                 /* top BM sets of operands: 3, 2 or 1 */
+    int nb;                 /* top BM sets of operands: 5 .. 1 */
     int sets;               /* lm0 sets of operands: 2, or 1 */
     int64_t topw;           /* long words a top node holds of a group */
+    /* Early: each group's way down begins two groups ahead, its levels
+     * above L1 in the bundles of group g - 2 into one of two sets of
+     * the lower BMs' operand words (group h's: set h % 2), its dist.L1s
+     * in group g - 1's; ns: the lower BMs' operand shares (2n, or n),
+     * the result's after them; stag: the stores' DMA tag. */
+    int early, ns, stag;
 } Bufs;
 
 /* DRAM long word base + g * gw, g an address expression: a number
@@ -100,30 +107,35 @@ static const char *g_plus(char *buf, size_t n, const char *gx, int d)
 /* Group gx's way down from its top set b into lm0 from word lm,
  * without the wait for its DMAs: every operand down the tree level by
  * level (the operands' transfers of a level back to back, one settling
- * after them). */
-static void emit_down(Cg *g, TlBuf *o, const Bufs *u, int b, int64_t lm)
+ * after them), through the lower BMs' set ls.  part: bit 0 the levels
+ * above L1, bit 1 the dist.L1s. */
+static void emit_down(Cg *g, TlBuf *o, const Bufs *u, int b, int64_t lm,
+                      int ls, int part)
 {
     const AccMachine *m = g->m;
     int nbm = acc_bm_levels(m), n = g->p->nins;
     char bn[16], cn[16];
 
-    for (int k = nbm; k >= 2; k--) {
+    for (int k = nbm; k >= 2 && (part & 1); k--) {
         int64_t sz = acc_level_span(m, acc_bm_level(m, k)) * 4;
         int64_t csz = acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
         acc_cg_bm_name(bn, sizeof bn, k);
         acc_cg_bm_name(cn, sizeof cn, k - 1);
         for (int i = 0; i < n; i++) {
-            int64_t from = k == nbm ? (b * n + i) * u->topw : i * sz;
+            int64_t from = k == nbm ? (b * n + i) * u->topw
+                                    : (ls * n + i) * sz;
             buf_printf(o, "dist.L%d %s[%lld:%lld] -> %s[%lld]\n", k, bn,
                        (long long)from, (long long)(from + sz), cn,
-                       (long long)(i * csz));
+                       (long long)((ls * n + i) * csz));
         }
         acc_cg_nop(o, settle(m, k, 1));
     }
+    if (!(part & 2))
+        return;
     for (int i = 0; i < n; i++)
         buf_printf(o, "dist.L1 lb[%lld] -> lm0[%lld+]\n",
                    (long long)(nbm == 1 ? (b * n + i) * u->topw
-                                        : i * acc_level_span(
+                                        : (ls * n + i) * acc_level_span(
                                               m, acc_bm_level(m, 1)) * 4),
                    (long long)(lm + 8 * i));
     acc_cg_nop(o, settle(m, 1, 1));
@@ -133,21 +145,23 @@ static void emit_down(Cg *g, TlBuf *o, const Bufs *u, int b, int64_t lm)
  * its DMA, which is not waited for: a DMA reads its source when it
  * issues, so the next group may write the same BM words at once. */
 static void emit_up(Cg *g, TlBuf *o, const Bufs *u, const char *gx,
-                    int64_t groups, int64_t gw)
+                    int64_t groups, int64_t gw, int set)
 {
     const AccMachine *m = g->m;
     int nbm = acc_bm_levels(m), n = g->p->nins;
     int64_t out = (int64_t)n * groups * gw;
     int64_t at = nbm == 1 ? u->nb * n * u->topw
-                          : n * acc_level_span(m, acc_bm_level(m, 1)) * 4;
+                          : u->ns * acc_level_span(m, acc_bm_level(m, 1)) * 4;
     char bn[16], cn[16], nx[96];
 
-    buf_printf(o, "gather.L1 lm1[0+] -> lb[%lld]\nnop/%lld\n",
-               (long long)at, (long long)settle(m, 1, 0));
+    buf_printf(o, "gather.L1 lm1[%d+] -> lb[%lld]\nnop/%lld\n",
+               u->early ? 8 * set : 0, (long long)at,
+               (long long)settle(m, 1, 0));
     for (int k = 2; k <= nbm; k++) {
         int64_t csz = acc_level_span(m, acc_bm_level(m, k - 1)) * 4;
         int64_t to = k == nbm ? u->nb * n * u->topw
-                              : n * acc_level_span(m, acc_bm_level(m, k)) * 4;
+                              : u->ns * acc_level_span(m, acc_bm_level(m, k)) *
+                                    4;
         acc_cg_bm_name(bn, sizeof bn, k);
         acc_cg_bm_name(cn, sizeof cn, k - 1);
         buf_printf(o, "gather.L%d %s[%lld:%lld] -> %s[%lld]\nnop/%lld\n", k,
@@ -156,7 +170,7 @@ static void emit_up(Cg *g, TlBuf *o, const Bufs *u, const char *gx,
         at = to;
     }
     acc_cg_bm_name(bn, sizeof bn, nbm);
-    buf_printf(o, "dma.gather.t%d %s[%lld:%lld] -> d[%s]\n", STORE_TAG, bn,
+    buf_printf(o, "dma.gather.t%d %s[%lld:%lld] -> d[%s]\n", u->stag, bn,
                (long long)(u->nb * n * u->topw),
                (long long)(u->nb * n * u->topw + u->topw),
                dram_at(nx, sizeof nx, out, gx, gw));
@@ -234,6 +248,11 @@ typedef struct GroupAt {
     int dma;
     int tag, ntag;          /* its top set and tag, the next group's */
     int set;                /* the LM set of operands it reads */
+    /* Early (Bufs.early): the group two on (NULL: none) and its tag,
+     * whose levels above L1 go in queue 3 of these bundles; whether the
+     * next group's are still to do (group 0's bundles). */
+    const char *nnx;
+    int nntag, nup;
 } GroupAt;
 
 static int64_t emit_group(Cg *g, const Bufs *u, const TlBuf *ct,
@@ -252,7 +271,7 @@ static int64_t emit_group(Cg *g, const Bufs *u, const TlBuf *ct,
     clear(&down);
     clear(&sec);
     acc_cg_ov_init(&ov, m);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         ov.q[i].last = -1;
     if (a->dma) {
         group_dma(g, &t, u, g_plus(x, sizeof x, a->gx, u->nb), a->tag,
@@ -261,24 +280,40 @@ static int64_t emit_group(Cg *g, const Bufs *u, const TlBuf *ct,
     }
     if (a->nx) {
         snprintf(w, sizeof w, "wait t%d", a->ntag);
-        if (u->nb == 1)
+        /* Early, its wait went with its upper levels, a group ago. */
+        if (u->early && !a->nup)
+            ;
+        else if (u->nb == 1)
             acc_cg_ov_after(&ov, 0, w, 3, 2);
         else
             acc_cg_ov_text(&ov, 0, w);
         emit_down(g, &down, u, a->ntag, u->sets == 2 ? 8 * g->p->nins *
-                                                          (1 - a->set) : 0);
+                                                          (1 - a->set) : 0,
+                  u->early ? 1 - a->set : 0,
+                  u->early && !a->nup ? 2 : 3);
         if (u->sets == 2)
             acc_cg_ov_text(&ov, 0, down.s);
     }
+    if (u->early && a->nnx) {
+        clear(&t);
+        buf_printf(&t, "wait t%d\n", a->nntag);
+        emit_down(g, &t, u, a->nntag, 0, a->set, 1);
+        acc_cg_ov_text(&ov, 3, t.s);
+    }
     if (a->px) {
         clear(&t);
-        emit_up(g, &t, u, a->px, groups, gw);
+        emit_up(g, &t, u, a->px, groups, gw, 1 - a->set);
         acc_cg_ov_text(&ov, 1, t.s);
     }
     ride(&sec, &ov, ct[a->set].s ? ct[a->set].s : "");
-    acc_cg_ov_flush(&ov, &sec, 2u);
+    /* Early, the results alternate between two lm1 sets as the
+     * operands do: the way up of the group before need not have read
+     * its set first. */
+    if (!u->early)
+        acc_cg_ov_flush(&ov, &sec, 2u);
     clear(&t);
-    buf_printf(&t, "mov.f32 r[0+] -> lm1[0+]\nnop/%d\n", m->lat_lm);
+    buf_printf(&t, "mov.f32 r[0+] -> lm1[%d+]\nnop/%d\n",
+               u->early ? 8 * a->set : 0, m->lat_lm);
     ride(&sec, &ov, t.s);
     if (a->nx && u->sets == 1)
         acc_cg_ov_text(&ov, 0, down.s);
@@ -317,6 +352,8 @@ int64_t acc_cg_text_steps(const char *t)
  * up and store after. */
 typedef struct Steps {
     int64_t first, body, last;
+    int64_t g0;             /* group 0's bundles (early: with group 1's
+                             * upper levels), body the longest other's */
 } Steps;
 
 static double elem_estimate(const Cg *g, const Bufs *u, const Steps *t,
@@ -326,7 +363,7 @@ static double elem_estimate(const Cg *g, const Bufs *u, const Steps *t,
     int nbm = acc_bm_levels(m), n = g->p->nins;
     int64_t NT = acc_level_nodes(m, acc_bm_level(m, nbm));
     int64_t ch = NT < m->dram_channels ? NT : m->dram_channels;
-    double body = (double)t->body, dma, lat, per;
+    double body = (double)(groups > 1 ? t->body : t->g0), dma, lat, per;
 
     /* Steps of one group's words on the busiest channel, loads and
      * store. */
@@ -339,11 +376,11 @@ static double elem_estimate(const Cg *g, const Bufs *u, const Steps *t,
      * them. */
     per = fmax(per, ((double)n * m->dma_issue_steps + lat + dma +
                      (u->nb > 1 ? 0 : (double)t->first)) /
-                        (u->nb > 1 ? u->nb - 1 : 1));
+                        (u->nb > 1 ? u->nb - 1 - u->early : 1));
     /* The first group's loads come before any bundle of it, the last
      * store after all of them. */
     return ((n ? lat : 0) + dma * n / (n + 1) + (double)t->first +
-            body + (double)(groups - 1) * per + (double)t->last + 1 + lat +
+            (double)t->g0 + (double)(groups - 1) * per + (double)t->last + 1 + lat +
             dma / (n + 1)) * m->step_cycles;
 }
 
@@ -360,7 +397,7 @@ int acc_cg_elem_program(Cg *g, const LExpr *e, int64_t groups, int64_t gw)
     int64_t out = (int64_t)n * groups * gw, rep, first, steps;
     Bufs u;
     Steps t;
-    char gx[64], px[64], nx[64];
+    char gx[64], px[64], nx[64], nnx[64];
     TlBuf tx, ct[2], *keep = g->t;
 
     /* The compute text reading each lm0 set of operands: two when
@@ -382,12 +419,27 @@ int acc_cg_elem_program(Cg *g, const LExpr *e, int64_t groups, int64_t gw)
     }
     buf_init(&tx);
     u.topw = acc_level_span(m, acc_bm_level(m, nbm)) * 4;
-    /* A group's loads go out NB - 1 groups before its way down. */
-    for (u.nb = 3; u.nb > 1; u.nb--)
+    /* Early when the lower BMs hold two sets of operands and the top
+     * one five sets or four: a group's loads go out NB - 2 groups
+     * before the bundles of its way down's upper levels.  Else a
+     * group's loads go out NB - 1 groups before its way down. */
+    u.early = u.sets == 2 && nbm >= 2 && n > 0;
+    for (int k = 1; k < nbm && u.early; k++)
+        if ((2 * n + 1) * acc_level_span(m, acc_bm_level(m, k)) * 4 >
+            m->level[acc_bm_level(m, k)].bm_words)
+            u.early = 0;
+    for (u.nb = u.early ? 5 : 3; u.nb > 1; u.nb--)
         if ((u.nb * n + 1) * u.topw <=
             m->level[acc_bm_level(m, nbm)].bm_words)
             break;
-    L = u.nb == 3 ? 6 : 2;
+    if (u.nb < 4 && u.early) {
+        u.early = 0;
+        if (u.nb > 3)
+            u.nb = 3;
+    }
+    u.ns = u.early ? 2 * n : n;
+    u.stag = u.early ? 7 : STORE_TAG;
+    L = u.nb % 2 ? 2 * u.nb : u.nb;
     buf_printf(o, "# accel: kernel %s, %lld elements in %lld groups of "
                "%lld long words\n", g->c->k->name, (long long)p->nelems,
                (long long)groups, (long long)gw);
@@ -419,7 +471,7 @@ int acc_cg_elem_program(Cg *g, const LExpr *e, int64_t groups, int64_t gw)
     memset(&t, 0, sizeof t);
     clear(&tx);
     buf_puts(o, "wait t0\n");
-    emit_down(g, &tx, &u, 0, 0);
+    emit_down(g, &tx, &u, 0, 0, 0, 3);
     buf_puts(o, tx.s);
     t.first = 1 + acc_cg_text_steps(tx.s);
     rep = groups > u.nb + 1 ? (groups - u.nb - 1) / L : 0;
@@ -440,6 +492,11 @@ int acc_cg_elem_program(Cg *g, const LExpr *e, int64_t groups, int64_t gw)
                 a.tag = (int)(j % u.nb);
                 a.ntag = (int)((j + 1) % u.nb);
                 a.set = u.sets == 2 ? (int)(j % 2) : 0;
+                snprintf(nnx, sizeof nnx, "%%i * %d + %lld", L,
+                         (long long)j + 2);
+                a.nnx = nnx;
+                a.nntag = (int)((j + 2) % u.nb);
+                a.nup = 0;
                 steps = emit_group(g, &u, ct, &a, groups, gw);
                 t.body = steps > t.body ? steps : t.body;
             }
@@ -457,16 +514,23 @@ int acc_cg_elem_program(Cg *g, const LExpr *e, int64_t groups, int64_t gw)
         a.tag = (int)(first % u.nb);
         a.ntag = (int)((first + 1) % u.nb);
         a.set = u.sets == 2 ? (int)(first % 2) : 0;
+        snprintf(nnx, sizeof nnx, "%lld", (long long)first + 2);
+        a.nnx = first + 2 < groups ? nnx : NULL;
+        a.nntag = (int)((first + 2) % u.nb);
+        a.nup = first == 0;
         steps = emit_group(g, &u, ct, &a, groups, gw);
-        t.body = steps > t.body ? steps : t.body;
+        if (first == 0)
+            t.g0 = steps;
+        else
+            t.body = steps > t.body ? steps : t.body;
     }
     clear(&tx);
     snprintf(px, sizeof px, "%lld", (long long)groups - 1);
-    emit_up(g, &tx, &u, px, groups, gw);
+    emit_up(g, &tx, &u, px, groups, gw, (int)((groups - 1) % 2));
     buf_puts(o, tx.s);
     t.last = acc_cg_text_steps(tx.s);
     buf_free(&tx);
-    buf_printf(o, "wait t%d\n", STORE_TAG);
+    buf_printf(o, "wait t%d\n", u.stag);
     p->est_cycles = elem_estimate(g, &u, &t, groups, gw);
     buf_free(&ct[1]);
     return 0;
