@@ -226,6 +226,20 @@ void acc_cg_emit_load_run_then(TlBuf *o, const AccMachine *m, int64_t n,
                                const int64_t *dst, int k, int tag,
                                const int64_t *off, AccCgPieceFn then,
                                void *ctx);
+/* The model of moving W long words a PE of `pes` PEs between DRAM and
+ * the PEs in pieces of at most wmax (run: each piece after the first
+ * under the one before; else each waited for), in steps: each piece's
+ * DMA (latency, the busiest channel's words), tree transfers and W/4
+ * dist.L1 or gather.L1 steps (the planner's, plan_move.c).  A one-load
+ * tensor in ACC_CG_PIECES pieces of columns (acc_cg_piece_words long
+ * words a PE) when that models faster than one load
+ * (acc_cg_pieces_pay): the pipeline route's choice (cg_pipe_piece.c)
+ * and the planner's. */
+enum { ACC_CG_PIECES = 8 };
+double acc_cg_io_steps(const AccMachine *m, int64_t W, int64_t pes,
+                       int64_t wmax, int run);
+int64_t acc_cg_piece_words(int64_t W);
+int acc_cg_pieces_pay(const AccMachine *m, int64_t W, int64_t pes);
 /* Steps to wait after a transfer of BM level k of `kind` moving bm
  * long words at the BM and child at each child before the next bundle
  * may read the result (a `nop/N`, N may be 0). */

@@ -469,3 +469,39 @@ void acc_cg_gather_up(TlBuf *o, const AccMachine *m, int64_t len,
     buf_printf(o, "dma.gather.t1 %s[0:%lld] -> d[%lld]\n", b,
                (long long)len, (long long)at);
 }
+
+double acc_cg_io_steps(const AccMachine *m, int64_t W, int64_t pes,
+                       int64_t wmax, int run)
+{
+    int k = acc_bm_levels(m) + 1;
+    double steps = 0;
+
+    for (int first = 1; W > 0; first = 0) {
+        int64_t w = W < wmax ? W : wmax;
+        double chan = (double)(pes * w) / m->dram_channels;
+        double dma = (m->dma_latency + chan / m->dram_bw) / m->step_cycles;
+        double tree = (double)acc_cg_tree_steps(m, w, k);
+        if (first || !run)
+            steps += dma + tree + w / 4.0 + 2;
+        else
+            steps += fmax(fmax(chan / m->dram_bw / m->step_cycles, tree),
+                          w / 4.0) + 2;
+        W -= w;
+    }
+    return steps;
+}
+
+int64_t acc_cg_piece_words(int64_t W)
+{
+    return (W / 4 + ACC_CG_PIECES - 1) / ACC_CG_PIECES * 4;
+}
+
+int acc_cg_pieces_pay(const AccMachine *m, int64_t W, int64_t pes)
+{
+    int64_t wmax = acc_cg_max_load(m, acc_bm_levels(m) + 1);
+
+    if (W < 8 || W % 4 || 2 * W > wmax)
+        return 0;
+    return acc_cg_io_steps(m, W, pes, acc_cg_piece_words(W), 1) <
+           acc_cg_io_steps(m, W, pes, W, 0);
+}

@@ -8,11 +8,6 @@
 
 #include <stdio.h>
 
-static int64_t cdiv(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* Places the row-invariant images' loads beside the pieces' two
  * buffers in every BM (ioff), when every one is a single load that
  * fits there; else ninv = 0 and they load as before. */
@@ -58,13 +53,11 @@ static void place_inv(Pipe *x)
  * comes in pieces of pc chunks, stage 0 folding each as it lands; when
  * the last stage is elementwise, its pieces go up the tree and to DRAM
  * while it computes the next. */
-enum { PIECES = 8 };     /* mn2 softmax: 2, 4, 8 pieces 2964, 2756, 2652 */
-
 void pipe_choose_pieces(Pipe *x)
 {
     AccCgProgram *p = x->g.p;
     const Tensor *t = &x->ts[x->st[x->nst - 1].tensor];
-    int64_t Q = PIECES, pc;
+    const AccMachine *m = x->g.m;
     int n = 0;
 
     if (x->lay || x->RB != 1 || x->NB != 1)
@@ -72,16 +65,15 @@ void pipe_choose_pieces(Pipe *x)
     for (int i = 0; i < p->nins; i++)
         if (!x->imgs[i].inv)
             n++, x->pimg = i;
+    /* Where the pieces' DMAs, one after another, model faster than
+     * one load (small tensors: one DMA's latency is the whole). */
     if (n == 1 && x->st[0].acc && x->imgs[x->pimg].stage == 0 &&
-        x->imgs[x->pimg].C >= 2 && 4 * x->imgs[x->pimg].C <= x->Wmax) {
-        pc = cdiv(x->imgs[x->pimg].C, Q);
-        if (2 * 4 * pc <= x->Wmax)
-            x->pw_in = 4 * pc;
-    }
+        acc_cg_pieces_pay(m, 4 * x->imgs[x->pimg].C, x->P))
+        x->pw_in = acc_cg_piece_words(4 * x->imgs[x->pimg].C);
     if (x->pw_in)
         place_inv(x);
-    if (!x->st[x->nst - 1].acc && t->C >= 2 && 4 * t->C <= x->Wmax)
-        x->pw_out = 4 * cdiv(t->C, Q);
+    if (!x->st[x->nst - 1].acc && acc_cg_pieces_pay(m, 4 * t->C, x->P))
+        x->pw_out = acc_cg_piece_words(4 * t->C);
 }
 
 /* The next row-invariant image's way down the tree (its DMA went out

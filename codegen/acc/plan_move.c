@@ -116,7 +116,6 @@ static double route_io(const AccMachine *m, int64_t W, int64_t pes,
 {
     int k = acc_bm_levels(m) + 1;
     int64_t wmax = acc_cg_max_load(m, k);
-    double steps = 0;
 
     W = (W + 3) / 4 * 4;
     if (wmax < 4)
@@ -125,28 +124,16 @@ static double route_io(const AccMachine *m, int64_t W, int64_t pes,
      * run of pieces of half a load (cg_pipe.c, put_loads). */
     if (run == 2 && W > wmax && wmax / 2 / 4 * 4 >= 4)
         wmax = wmax / 2 / 4 * 4;
-    else if (run != 1 && W >= 8 && 2 * W <= wmax) {
+    else if (run != 1 && acc_cg_pieces_pay(m, W, pes)) {
         /* One load: the pipeline route takes it in pieces of columns
-         * (cg_pipe.c, choose_pieces), 8 of them, stage 0 folding each
-         * piece as it lands, and stores its output as the last stage
+         * (cg_pipe_piece.c) where they pay, stage 0 folding each piece
+         * as it lands, and stores its output as the last stage
          * computes it, so that the pieces' DMAs follow one another. */
-        wmax = (W / 4 + 7) / 8 * 4;
+        wmax = acc_cg_piece_words(W);
         run = 1;
     } else if (run == 2)
         run = 0;
-    for (int first = 1; W > 0; first = 0) {
-        int64_t w = W < wmax ? W : wmax;
-        double chan = (double)(pes * w) / m->dram_channels;
-        double dma = (m->dma_latency + chan / m->dram_bw) / m->step_cycles;
-        double tree = (double)acc_cg_tree_steps(m, w, k);
-        if (first || !run)
-            steps += dma + tree + w / 4.0 + 2;
-        else
-            steps += fmax(fmax(chan / m->dram_bw / m->step_cycles, tree),
-                          w / 4.0) + 2;
-        W -= w;
-    }
-    return steps * m->step_cycles;
+    return acc_cg_io_steps(m, W, pes, wmax, run) * m->step_cycles;
 }
 
 /* Whether a matrix-unit stage reads tensor t: the matmul route loads
