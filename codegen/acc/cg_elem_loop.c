@@ -380,8 +380,8 @@ static double elem_estimate(const Cg *g, const Bufs *u, const Steps *t,
     /* The first group's loads come before any bundle of it, the last
      * store after all of them. */
     return ((n ? lat : 0) + dma * n / (n + 1) + (double)t->first +
-            (double)t->g0 + (double)(groups - 1) * per + (double)t->last + 1 + lat +
-            dma / (n + 1)) * m->step_cycles;
+            (double)t->g0 + (double)(groups - 1) * per + (double)t->last +
+            1 + lat + dma / (n + 1)) * m->step_cycles;
 }
 
 /* The group loop: the first NB groups' DMAs and group 0's way down,
