@@ -764,7 +764,7 @@ static void par_loop(TlBuf *b, const LStmt *st, int ind, const char *vn)
 {
     TlBuf body, id, lo, hi, stage;
     CgParLoop l;
-    int bc;
+    int bc, mark;
 
     buf_init(&body);
     buf_init(&id);
@@ -775,9 +775,20 @@ static void par_loop(TlBuf *b, const LStmt *st, int ind, const char *vn)
     expr(&lo, st->a);
     expr(&hi, st->b);
     buf_printf(&stage, "%.*s", (int)stage_len(vn), vn);
+    /* The loop variable is in scope for the body: a parallel loop
+     * nested in it (its own tl_parN) captures it like any other. */
+    mark = cgc_scope_mark();
+    {
+        TlBuf d;
+        buf_init(&d);
+        buf_printf(&d, "%s ", ctype(st->var->type.dt));
+        scoped(d.s, vn, "");
+        buf_free(&d);
+    }
     bc = cgc_bcmul_loop(st->body);
     block_items(&body, st->body, 2, vn);
     cgc_bcmul_restore(bc);
+    cgc_scope_restore(mark);
     if (streams(st->body))
         /* The thread's streaming stores visible before the join. */
         buf_puts(&body, "        TL_SFENCE();\n");
