@@ -760,11 +760,27 @@ static int streams(const LStmt *st)
 }
 
 /* A parallel loop: its body outlined into par_fns, and its call. */
+/* A loop's body, with the loop variable in scope for it: a parallel
+ * loop nested in it (its own tl_parN) captures it like any other. */
+static void loop_body(TlBuf *b, const LStmt *st, int ind, const char *vn)
+{
+    int mark = cgc_scope_mark(), bc;
+    TlBuf d;
+
+    buf_init(&d);
+    buf_printf(&d, "%s ", ctype(st->var->type.dt));
+    scoped(d.s, vn, "");
+    buf_free(&d);
+    bc = cgc_bcmul_loop(st->body);
+    block_items(b, st->body, ind, vn);
+    cgc_bcmul_restore(bc);
+    cgc_scope_restore(mark);
+}
+
 static void par_loop(TlBuf *b, const LStmt *st, int ind, const char *vn)
 {
     TlBuf body, id, lo, hi, stage;
     CgParLoop l;
-    int bc, mark;
 
     buf_init(&body);
     buf_init(&id);
@@ -775,20 +791,7 @@ static void par_loop(TlBuf *b, const LStmt *st, int ind, const char *vn)
     expr(&lo, st->a);
     expr(&hi, st->b);
     buf_printf(&stage, "%.*s", (int)stage_len(vn), vn);
-    /* The loop variable is in scope for the body: a parallel loop
-     * nested in it (its own tl_parN) captures it like any other. */
-    mark = cgc_scope_mark();
-    {
-        TlBuf d;
-        buf_init(&d);
-        buf_printf(&d, "%s ", ctype(st->var->type.dt));
-        scoped(d.s, vn, "");
-        buf_free(&d);
-    }
-    bc = cgc_bcmul_loop(st->body);
-    block_items(&body, st->body, 2, vn);
-    cgc_bcmul_restore(bc);
-    cgc_scope_restore(mark);
+    loop_body(&body, st, 2, vn);
     if (streams(st->body))
         /* The thread's streaming stores visible before the join. */
         buf_puts(&body, "        TL_SFENCE();\n");
@@ -813,7 +816,6 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
     case LS_FOR: {
         const char *vn = st->var->name;
         size_t n = stage_len(vn);
-        int bc, mark;
         if (n && (!outer || stage_len(outer) != n ||
                   strncmp(outer, vn, n))) {
             indent(b, ind);
@@ -871,18 +873,7 @@ static void stmt(TlBuf *b, const LStmt *st, int ind, const char *outer)
         buf_puts(b, "; ");
         name(b, vn);
         buf_puts(b, "++) {\n");
-        mark = cgc_scope_mark();
-        {
-            TlBuf d;
-            buf_init(&d);
-            buf_printf(&d, "%s ", ctype(st->var->type.dt));
-            scoped(d.s, vn, "");
-            buf_free(&d);
-        }
-        bc = cgc_bcmul_loop(st->body);
-        block_items(b, st->body, ind + 1, vn);
-        cgc_bcmul_restore(bc);
-        cgc_scope_restore(mark);
+        loop_body(b, st, ind + 1, vn);
         indent(b, ind);
         buf_puts(b, "}\n");
         return;
