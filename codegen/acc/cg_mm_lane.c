@@ -101,31 +101,6 @@ static void store_dd(TlBuf *o, const AccMachine *m, const char *space,
     acc_cg_gather_up(o, m, span1 * W * 2, at);
 }
 
-/* The top BMs' W double long words per PE down to `space` word 0 on,
- * the inverse of store_dd's order. */
-static void load_dd(TlBuf *o, const AccMachine *m, int64_t W,
-                    const char *space)
-{
-    int nbm = acc_bm_levels(m);
-    int64_t span1 = acc_cg_scope_pes(m, 1);
-    char b[16], c[16];
-
-    for (int j = nbm; j >= 2; j--) {
-        int64_t len = acc_cg_scope_pes(m, j) * W * 2;
-        int64_t F = acc_cg_scope_pes(m, j) / acc_cg_scope_pes(m, j - 1);
-        acc_cg_bm_name(b, sizeof b, j);
-        acc_cg_bm_name(c, sizeof c, j - 1);
-        buf_printf(o, "dist.L%d %s[0:%lld] -> %s[0]\n", j, b,
-                   (long long)len, c);
-        acc_cg_nop(o, acc_cg_wait(m, j, ACC_XK_DIST, (double)len,
-                                  (double)len / (double)F));
-    }
-    for (int64_t t = 0; t < W / 4; t++)
-        buf_printf(o, "dist.L1 lb[%lld] -> %s[%lld+].dd\n",
-                   (long long)(t * span1 * 8), space, (long long)(16 * t));
-    acc_cg_nop(o, acc_cg_wait(m, 1, ACC_XK_DIST, (double)(span1 * 8), 8));
-}
-
 /* n f16 row-major at src into f32 row-major at dst. */
 static void emit_widen(TlBuf *o, const AccMachine *m, int64_t src, int64_t n,
                        int64_t dst)
@@ -169,7 +144,7 @@ static void emit_narrow(TlBuf *o, const AccMachine *m, int64_t src, int64_t n,
                        (long long)nd, (long long)(src + c * P * full + nd * S),
                        (long long)(src + c * P * full + (nd + 1) * S), b);
         buf_puts(o, "wait t0\n");
-        load_dd(o, m, Wc / 2, "lm0");
+        acc_seg_load_dd(o, m, Wc / 2, "lm0", acc_bm_levels(m));
         for (int64_t t = 0; t < Wc / 8; t++)
             buf_printf(o, "cvt.f16.f32 lm0[%lld+].dd -> lm1[%lld+]\n",
                        (long long)(16 * t), (long long)(8 * t));

@@ -17,6 +17,11 @@ AccSim *acc_tg_start(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                      TlTensor *const *packed, int rank,
                      const int64_t *shape);
 
+/* Assembles text, a program of k, and times it without running it
+ * (acc_time_program).  -1 when it does not assemble. */
+int acc_tg_time_text(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+                     const TlBuf *text, AccTiming *t);
+
 /* The plan's estimate of the whole kernel: program pg (of the route
  * named route), timed instruction by instruction as the simulator
  * times it (*all), and without its conversions when it has some;

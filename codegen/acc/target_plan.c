@@ -11,7 +11,7 @@
 
 /* Assembles text, a program of k, and times it without running it
  * (acc_time_program).  -1 when it does not assemble. */
-static int time_text(TlSession *s, TlKernelInfo *k, const AccMachine *m,
+int acc_tg_time_text(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                      const TlBuf *text, AccTiming *t)
 {
     char *name = arena_printf(&s->arena, "<accel %s>", k->name);
@@ -35,10 +35,10 @@ int acc_tg_attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
     AccTiming bare;
     int has_bare;
 
-    if (time_text(s, k, m, &pg->text, all))
+    if (acc_tg_time_text(s, k, m, &pg->text, all))
         return -1;
     has_bare = pg->nconv && pg->bare.len &&
-               time_text(s, k, m, &pg->bare, &bare) == 0;
+               acc_tg_time_text(s, k, m, &pg->bare, &bare) == 0;
     if (plan) {
         acc_plan_set_program(plan, route, all, has_bare ? &bare : NULL);
         acc_plan_set_followed(plan, pg->plan);

@@ -34,19 +34,6 @@ void acc_seg_plan_line(TlBuf *out, const AccSegProg *pg, int64_t cycles,
                                 : 0.0);
 }
 
-static int time_text(TlSession *s, TlKernelInfo *k, const AccMachine *m,
-                     const TlBuf *text, AccTiming *t)
-{
-    char *name = arena_printf(&s->arena, "<accel %s>", k->name);
-    int file = tl_add_source(s, name, text->s, text->len);
-    AccProgram *prog = acc_assemble(s, file, m, 1);
-
-    if (!prog)
-        return -1;
-    acc_time_program(prog, t);
-    return 0;
-}
-
 int acc_seg_attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
                    const int64_t *sizes, TlTensor *const *in, AccPlan *plan)
 {
@@ -63,8 +50,8 @@ int acc_seg_attach(TlSession *s, TlKernelInfo *k, const AccMachine *m,
         buf_free(&why);
         return -1;
     }
-    if (time_text(s, k, m, &sg.text, &all) == 0 &&
-        time_text(s, k, m, &sg.bare, &bare) == 0) {
+    if (acc_tg_time_text(s, k, m, &sg.text, &all) == 0 &&
+        acc_tg_time_text(s, k, m, &sg.bare, &bare) == 0) {
         memset(&g, 0, sizeof g);
         g.n = sp.n;
         g.nconv = sg.nconv;
